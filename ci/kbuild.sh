@@ -1,0 +1,108 @@
+#!/bin/bash
+# Configure and build a kernel out of tree for the boot test.
+#
+#   ci/kbuild.sh --src TREE --build DIR --arch ARCH --alloc slub|slab \
+#                --hardened y|n [--fragment FILE ...]
+#
+# Config: tinyconfig (allnoconfig where a tree has no tinyconfig), then the
+# fragments from ci/configs/ (base, arch, allocator, hardening, extra ones),
+# then olddefconfig.  Every symbol a fragment sets that the tree's Kconfig
+# defines must come out as asked: Kconfig dropping one silently is an error.
+# The source tree is never written to (O= build).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+src="" build="" arch="" alloc="" hardened=""
+extra=()
+
+die() { echo "kbuild: error: $*" >&2; exit 1; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--src) src=$2; shift 2 ;;
+	--build) build=$2; shift 2 ;;
+	--arch) arch=$2; shift 2 ;;
+	--alloc) alloc=$2; shift 2 ;;
+	--hardened) hardened=$2; shift 2 ;;
+	--fragment) extra+=("$2"); shift 2 ;;
+	*) die "unknown argument $1" ;;
+	esac
+done
+[ -f "$src/Makefile" ] || die "--src $src is not a kernel tree"
+[ -n "$build" ] || die "--build DIR is required"
+case "$alloc" in slub|slab) ;; *) die "ALLOC must be slub or slab, not '$alloc'" ;; esac
+case "$hardened" in y|n) ;; *) die "HARDENED must be y or n, not '$hardened'" ;; esac
+
+# shellcheck source=ci/arch.sh
+. "$top/ci/arch.sh"
+arch_setup "$arch" || exit 1
+
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+cc="$CROSS_COMPILE"gcc
+command -v "$cc" >/dev/null || die "$cc not found: apt-get install $ARCH_GCC_PKG"
+cc="ccache $cc"
+command -v ccache >/dev/null || { cc="${CROSS_COMPILE}gcc"; echo "kbuild: ccache not installed (apt-get install ccache): building without it" >&2; }
+
+kmake() {
+	make -s -C "$src" O="$build" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
+		CC="$cc" HOSTCC=gcc KBUILD_BUILD_USER=uc KBUILD_BUILD_HOST=usercopy-backports \
+		KBUILD_BUILD_TIMESTAMP="$(date -u -d @0)" "$@" ${ARCH_MAKE_FLAGS:+$ARCH_MAKE_FLAGS}
+}
+
+frags=("$top/ci/configs/base.config" "$top/ci/configs/$arch.config"
+	"$top/ci/configs/$alloc.config")
+if [ "$hardened" = y ]; then
+	frags+=("$top/ci/configs/hardened.config")
+else
+	frags+=("$top/ci/configs/nohardened.config")
+fi
+frags+=(${extra[@]+"${extra[@]}"})
+for f in "${frags[@]}"; do
+	[ -f "$f" ] || die "config fragment $f is missing"
+done
+
+if grep -q '^tinyconfig:' "$src/scripts/kconfig/Makefile"; then
+	kmake tinyconfig >/dev/null
+else
+	kmake allnoconfig >/dev/null
+fi
+cat "${frags[@]}" > "$build/uc-fragments.config"
+# merge_config.sh -m merges without running Kconfig; olddefconfig then
+# resolves dependencies (oldnoconfig in trees that predate olddefconfig).
+(cd "$build" && "$src/scripts/kconfig/merge_config.sh" -m -O "$build" \
+	"$build/.config" "$build/uc-fragments.config" >/dev/null)
+if grep -q 'olddefconfig' "$src/scripts/kconfig/Makefile"; then
+	kmake olddefconfig >/dev/null
+else
+	kmake oldnoconfig >/dev/null
+fi
+
+# Every symbol the fragments ask for and the tree defines must be set so.
+defined=$(grep -rhoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' \
+	--include='Kconfig*' "$src" | awk '{print $2}' | sort -u)
+bad=0
+while read -r line; do
+	case "$line" in
+	CONFIG_*=*) sym=${line%%=*}; want=${line#*=} ;;
+	"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want=n ;;
+	*) continue ;;
+	esac
+	name=${sym#CONFIG_}
+	grep -qx "$name" <<<"$defined" || continue
+	got=$(grep -E "^$sym=|^# $sym is not set" "$build/.config" | head -n1)
+	case "$got" in
+	"$sym=$want") ;;
+	"# $sym is not set") [ "$want" = n ] || { echo "kbuild: $sym=$want requested, Kconfig dropped it" >&2; bad=1; } ;;
+	"") [ "$want" = n ] || { echo "kbuild: $sym=$want requested, Kconfig dropped it (dependencies unmet)" >&2; bad=1; } ;;
+	*) echo "kbuild: $sym: requested $want, got ${got#*=}" >&2; bad=1 ;;
+	esac
+done < "$build/uc-fragments.config"
+[ "$bad" = 0 ] || die "configuration does not match the fragments (see above)"
+
+start=$(date +%s)
+kmake -j"$(nproc)" $ARCH_TARGETS >"$build/uc-build.log" 2>&1 || {
+	tail -n 40 "$build/uc-build.log" >&2
+	die "build failed (full log: $build/uc-build.log)"
+}
+echo "kbuild: built Linux $(kmake -s kernelversion 2>/dev/null) $arch $alloc hardened=$hardened in $(( $(date +%s) - start )) s: $build/$ARCH_IMAGE"

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hardened usercopy: check the kernel side of copy_{to,from}_user().
+ *
+ * A copy whose length comes from a bug elsewhere would leak or overwrite
+ * kernel memory.  Before any data moves, the kernel range is checked against
+ * what it claims to be: a heap object, a stack frame, or at least not NULL,
+ * not wrapping and not kernel text.  A violation is reported and the offending
+ * process is killed with BUG().
+ *
+ * Written for usercopy-backports from the behaviour of Linux 4.8's
+ * mm/usercopy.c (itself derived from PaX USERCOPY); the checks, their order
+ * and the report format follow upstream so that logs and configs carry over.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/usercopy_check.h>
+#include <asm/sections.h>
+
+#include "usercopy_compat.h"
+
+static bool overlaps(const void *ptr, unsigned long n,
+		     unsigned long low, unsigned long high)
+{
+	unsigned long start = (unsigned long)ptr;
+
+	return start < high && start + n > low;
+}
+
+/* NULL, ZERO_SIZE_PTR and ranges that wrap are never valid. */
+static const char *check_bogus_address(const void *ptr, unsigned long n)
+{
+	if ((unsigned long)ptr + (n - 1) < (unsigned long)ptr)
+		return "<wrapped address>";
+	if (ZERO_OR_NULL_PTR(ptr))
+		return "<null>";
+	return NULL;
+}
+
+/*
+ * Noinline on purpose: the arch frame walker counts frames from here (see
+ * arch_within_stack_frames()).
+ */
+static noinline int check_stack_object(const void *obj, unsigned long len)
+{
+	const void * const stack = task_stack_page(current);
+	const void * const stackend = stack + THREAD_SIZE;
+	int frames;
+
+	if (obj + len <= stack || obj >= stackend)
+		return NOT_STACK;
+
+	/* Starts on the stack but runs off it, or the other way round. */
+	if (obj < stack || obj + len > stackend)
+		return BAD_STACK;
+
+	frames = arch_within_stack_frames(stack, stackend, obj, len);
+	if (frames != NOT_STACK)
+		return frames;
+
+	return GOOD_STACK;
+}
+
+/*
+ * Outside slab, a copy may not run from one page allocation into another
+ * (off by default: the kernel still has too many legitimate multi-page
+ * copies from memory that is not one compound page).
+ */
+static const char *check_page_span(const void *ptr, unsigned long n,
+				   struct page *page, bool to_user)
+{
+#ifdef CONFIG_HARDENED_USERCOPY_PAGESPAN
+	const void *end = ptr + n - 1;
+	struct page *endpage;
+	bool is_reserved, is_cma;
+
+	/* The kernel image's rodata may be read, never written. */
+	if (ptr >= (const void *)__start_rodata &&
+	    end < (const void *)__end_rodata)
+		return to_user ? NULL : "<rodata>";
+
+	/* The kernel image's data and bss are one allocation each. */
+	if (ptr >= (const void *)_sdata && end < (const void *)_edata)
+		return NULL;
+	if (ptr >= (const void *)__bss_start && end < (const void *)__bss_stop)
+		return NULL;
+
+	if (((unsigned long)ptr & PAGE_MASK) == ((unsigned long)end & PAGE_MASK))
+		return NULL;
+
+	/* One compound page: one allocation. */
+	endpage = virt_to_head_page(end);
+	if (likely(endpage == page))
+		return NULL;
+
+	/* Reserved or CMA ranges are fine if every page is of that kind. */
+	is_reserved = PageReserved(page);
+	is_cma = is_migrate_cma_page(page);
+	if (!is_reserved && !is_cma)
+		return "<spans multiple pages>";
+
+	for (ptr += PAGE_SIZE; ptr <= end; ptr += PAGE_SIZE) {
+		page = virt_to_head_page(ptr);
+		if (is_reserved && !PageReserved(page))
+			return "<spans Reserved and non-Reserved pages>";
+		if (is_cma && !is_migrate_cma_page(page))
+			return "<spans CMA and non-CMA pages>";
+	}
+#endif
+	return NULL;
+}
+
+static const char *check_heap_object(const void *ptr, unsigned long n,
+				     bool to_user)
+{
+	struct page *page;
+
+	/* vmalloc and module memory are not checked here. */
+	if (is_vmalloc_or_module_addr(ptr))
+		return NULL;
+
+	if (!virt_addr_valid(ptr))
+		return NULL;
+
+	page = virt_to_head_page(ptr);
+	if (PageSlab(page))
+		return __check_heap_object(ptr, n, page);
+
+	return check_page_span(ptr, n, page, to_user);
+}
+
+/* Kernel text, and its alias in the linear map where it has one. */
+static const char *check_kernel_text_object(const void *ptr, unsigned long n)
+{
+	unsigned long low = (unsigned long)_stext;
+	unsigned long high = (unsigned long)_etext;
+	unsigned long low_alias, high_alias;
+
+	if (overlaps(ptr, n, low, high))
+		return "<kernel text>";
+
+	low_alias = (unsigned long)usercopy_lm_alias(low);
+	if (low_alias == low)
+		return NULL;
+	high_alias = (unsigned long)usercopy_lm_alias(high - 1) + 1;
+	if (overlaps(ptr, n, low_alias, high_alias))
+		return "<linear kernel text>";
+
+	return NULL;
+}
+
+static void report_usercopy(const void *ptr, unsigned long len,
+			    bool to_user, const char *type)
+{
+	pr_emerg("kernel memory %s attempt detected %s %p (%s) (%lu bytes)\n",
+		 to_user ? "exposure" : "overwrite",
+		 to_user ? "from" : "to", ptr, type ? : "unknown", len);
+	/* BUG() runs the arch's oops path: lock breaking, kill, taint. */
+	BUG();
+}
+
+/*
+ * Called through check_object_size() by the uaccess routines, before any
+ * data moves.  Returns only if the copy is allowed.
+ */
+void __check_object_size(const void *ptr, unsigned long n, bool to_user)
+{
+	const char *err;
+
+	if (!n)
+		return;
+
+	err = check_bogus_address(ptr, n);
+	if (err)
+		goto report;
+
+	switch (check_stack_object(ptr, n)) {
+	case NOT_STACK:
+		break;
+	case GOOD_FRAME:
+	case GOOD_STACK:
+		return;
+	default:
+		err = "<process stack>";
+		goto report;
+	}
+
+	err = check_heap_object(ptr, n, to_user);
+	if (err)
+		goto report;
+
+	err = check_kernel_text_object(ptr, n);
+	if (!err)
+		return;
+
+report:
+	report_usercopy(ptr, n, to_user, err);
+}
+EXPORT_SYMBOL(__check_object_size);
