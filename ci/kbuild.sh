@@ -44,6 +44,9 @@ command -v "$cc" >/dev/null || die "$cc not found: apt-get install $ARCH_GCC_PKG
 cc="ccache $cc"
 command -v ccache >/dev/null || { cc="${CROSS_COMPILE}gcc"; echo "kbuild: ccache not installed (apt-get install ccache): building without it" >&2; }
 
+# Variables given to our own make (KERNEL=, ARCH=, OUT=...) must not leak
+# into the kernel's make through MAKEFLAGS.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 kmake() {
 	make -s -C "$src" O="$build" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
 		CC="$cc" HOSTCC=gcc KBUILD_BUILD_USER=uc KBUILD_BUILD_HOST=usercopy-backports \

@@ -1,0 +1,45 @@
+# usercopy-backports: hardened usercopy for LTS kernels that lack it.
+# `make help` lists the verbs.  KERNEL is a version or branch from kernels/,
+# a tarball, a source tree, or "debian" (Debian's linux-source package).
+
+KERNEL   ?= debian
+ARCH     ?= x86_64
+ALLOC    ?= slub
+HARDENED ?= y
+OUT      ?=
+
+PY := python3
+DEBS := coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev \
+	cpio busybox-static ccache qemu-system-x86 gcc-i686-linux-gnu \
+	libc6-dev-i386-cross linux-source-6.1 shellcheck xz-utils python3
+
+.PHONY: help deps apply export audit boot-test run check lint
+
+help: ## this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+deps: ## install what the toolkit needs from Debian's archive (root)
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) >/dev/null
+
+apply: ## hardened copy of KERNEL in OUT (atomic, audited, idempotent)
+	@$(PY) ci/uckit.py apply '$(KERNEL)' '$(OUT)'
+
+export: ## quilt series for KERNEL in OUT (patches with headers + series)
+	@$(PY) ci/uckit.py export '$(KERNEL)' '$(OUT)'
+
+audit: ## wiring audit of KERNEL (a tree): every insertion point, wired or not
+	@$(PY) ci/uckit.py audit '$(KERNEL)'
+
+boot-test: ## build KERNEL for ARCH/ALLOC/HARDENED, boot it in QEMU, run the suite
+	@bash ci/boot-test.sh '$(KERNEL)' '$(ARCH)' '$(ALLOC)' '$(HARDENED)'
+
+run: ## the main job on KERNEL (default: debian): apply, build, boot, summary
+	@bash ci/run.sh '$(KERNEL)' '$(ARCH)'
+
+check: ## the tests (unit, semantic patch, real trees in the cache, boots)
+	@bash tests/run.sh
+
+lint: ## checkpatch on the kernel C, shellcheck on the scripts
+	@bash tests/run.sh --only lint

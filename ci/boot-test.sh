@@ -1,0 +1,95 @@
+#!/bin/bash
+# One boot-test cell: KERNEL x ARCH x ALLOC x HARDENED.
+#
+#   ci/boot-test.sh KERNEL ARCH ALLOC HARDENED
+#
+# Backport trees are applied once per series fingerprint (cached), native
+# trees are used as they are; both are built out of tree (ci/kbuild.sh) and
+# booted in QEMU with the in-guest suite (ci/boot.sh).  Exit 0 only if the
+# guest ran the suite and every verdict matched its expectation.
+# Results land in $RESULTS (default: the cache's results/ directory).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+kernel=${1:?KERNEL}
+arch=${2:?ARCH}
+alloc=${3:?ALLOC}
+hardened=${4:?HARDENED}
+
+die() { echo "boot-test: error: $*" >&2; exit 1; }
+
+# shellcheck source=ci/arch.sh
+. "$top/ci/arch.sh"
+arch_setup "$arch" || exit 1
+
+info=$(python3 "$top/ci/uckit.py" info "$kernel") || exit 1
+tree=$(sed -n 's/^tree=//p' <<<"$info")
+version=$(sed -n 's/^version=//p' <<<"$info")
+branch=$(sed -n 's/^branch=//p' <<<"$info")
+state=$(sed -n 's/^state=//p' <<<"$info")
+
+# What the series for this branch is made of, so a change rebuilds.
+fingerprint() {
+	local f
+	{
+		cat "$top/series/$branch"
+		for f in "$top"/patches/files "$top"/patches/*/ "$top"/cocci/*.cocci; do
+			find "$f" -type f -print0 2>/dev/null | sort -z | xargs -0 cat
+		done
+	} | sha256sum | cut -c1-12
+}
+
+case "$state" in
+none)
+	key="linux-$version-$(fingerprint)-$(printf %s "$tree" | sha256sum | cut -c1-8)"
+	src="$cache/work/$key"
+	if [ ! -f "$src.applied" ]; then
+		rm -rf "$src"
+		python3 "$top/ci/uckit.py" apply "$tree" "$src"
+		touch "$src.applied"
+	fi
+	label="backport"
+	;;
+native|backport)
+	src=$tree
+	key="linux-$version-$(printf %s "$tree" | sha256sum | cut -c1-8)"
+	label=$state
+	;;
+*)
+	die "tree $tree is partially hardened (dirty): start from a pristine tree" ;;
+esac
+
+cell="$key-$arch-$alloc-h$hardened"
+build="$cache/build/$cell"
+results=${RESULTS:-$cache/results}/$cell
+mkdir -p "$results"
+
+echo "boot-test: Linux $version ($label) ARCH=$arch ALLOC=$alloc HARDENED=$hardened"
+t0=$(date +%s)
+bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
+	--alloc "$alloc" --hardened "$hardened"
+t1=$(date +%s)
+
+expect=(--expect "$top/tests/guest/expect/default")
+for extra in "arch-$arch" "branch-$branch" "alloc-$alloc"; do
+	if [ -f "$top/tests/guest/expect/$extra" ]; then
+		expect+=(--expect "$top/tests/guest/expect/$extra")
+	fi
+done
+
+rc=0
+bash "$top/ci/boot.sh" --arch "$arch" --kbuild "$build" \
+	--image "$build/$ARCH_IMAGE" --hardened "$hardened" --out "$results" \
+	"${expect[@]}" || rc=$?
+t2=$(date +%s)
+{
+	echo "kernel=$version"
+	echo "state=$label"
+	echo "arch=$arch alloc=$alloc hardened=$hardened"
+	echo "build_s=$((t1 - t0)) boot_s=$((t2 - t1))"
+	echo "date=$(date -u +%Y-%m-%d)"
+	echo "result=$([ "$rc" = 0 ] && echo pass || echo FAIL)"
+} > "$results/cell.txt"
+echo "boot-test: $cell: $([ "$rc" = 0 ] && echo PASS || echo FAIL) (build $((t1 - t0)) s, boot+suite $((t2 - t1)) s; results in $results)"
+exit "$rc"
