@@ -377,6 +377,8 @@ def run_patch(tree, text, name, strip=1):
 
 def header_lines(subject, body, origin):
     lines = ["From: " + AUTHOR, "Subject: " + subject, ""]
+    while body and not body[-1]:
+        body = body[:-1]
     lines += body
     lines += ["", "Origin: " + origin, "Forwarded: not-needed",
               "Applied-by: usercopy-backports", "---", ""]
@@ -395,7 +397,8 @@ def step_file(tree, step, before):
     shutil.copyfile(src, dst)
     diff = git_style_diff(None, tree, rel)
     header = header_lines("hardened usercopy: add %s" % rel,
-                          [step["reason"] + "."],
+                          [step["reason"][0].upper() + step["reason"][1:]
+                           + "."],
                           "usercopy-backports, patches/files/%s" % rel)
     return header + diff
 
@@ -458,7 +461,8 @@ def step_cocci(tree, step, before):
         body.append(line)
     subject = desc[0] if desc else step["reason"]
     diff = "".join(git_style_diff(before, tree, rel) for rel in changed)
-    return header_lines(step["reason"], [subject] + body[1:], origin) + diff
+    return header_lines("hardened usercopy: " + step["reason"],
+                        [subject] + body[1:], origin) + diff
 
 
 STEPS = {"file": step_file, "patch": step_patch, "cocci": step_cocci}
@@ -509,9 +513,13 @@ def run_series(tree, steps, patches_out=None):
                 text = STEPS[step["kind"]](tree, step, before)
             except UserError as e:
                 raise UserError("step %d (%s) failed: %s" % (n, label, e))
+            item = step["item"]
+            if step["kind"] == "file":
+                item = "add-" + item
             base = re.sub(r"[^A-Za-z0-9]+", "-",
-                          os.path.splitext(os.path.basename(
-                              step["item"]))[0]).strip("-")
+                          re.sub(r"\.(patch|cocci)$", "",
+                                 os.path.basename(item) if step["kind"] != "file"
+                                 else item)).strip("-")
             name = "%s/%04d-%s.patch" % (step["group"], n, base)
             done.append((name, text))
             log("  [%2d/%d] %-5s %s" % (n, len(steps), step["kind"],

@@ -1,0 +1,30 @@
+#!/bin/bash
+# checkpatch.pl --no-tree -f on one file, with the script taken from
+# Debian's linux-source-6.1 (extracted once into the cache).
+#
+#   tests/checkpatch.sh FILE      check FILE (warnings count as failures)
+#   tests/checkpatch.sh --where   print the checkpatch.pl path, or fail
+set -eu
+
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+dir="$cache/checkpatch"
+script="$dir/scripts/checkpatch.pl"
+
+if [ ! -f "$script" ]; then
+	tarball=$(ls /usr/src/linux-source-6.1.tar.xz 2>/dev/null | head -n1)
+	if [ -z "$tarball" ]; then
+		echo "checkpatch.pl needs Debian's kernel source: apt-get install linux-source-6.1" >&2
+		exit 1
+	fi
+	mkdir -p "$dir"
+	tar -xJf "$tarball" -C "$dir" --strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch'
+fi
+if [ "${1:-}" = --where ]; then
+	echo "$script"
+	exit 0
+fi
+out=$(perl "$script" --no-tree --show-types -f "$1" 2>&1) || true
+echo "$out"
+grep -q '^total: 0 errors, 0 warnings' <<<"$out"

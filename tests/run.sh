@@ -1,0 +1,132 @@
+#!/bin/bash
+# The test suite: `make check`.
+#
+#   tests/run.sh [--only unit|cocci|lint|trees|boot]
+#
+# unit and cocci always run; lint needs checkpatch.pl (from Debian's
+# linux-source-6.1) and shellcheck; trees and boot run for every kernel in
+# the cache and print a SKIP line with the reason for each one that is not.
+# Ends with "N passed, N failed, N skipped".  UC_BOOT=0 skips the boots.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+only=""
+[ "${1:-}" = --only ] && only=${2:-}
+passed=0 failed=0 skipped=0
+logdir=$(mktemp -d)
+trap 'rm -rf "$logdir"' EXIT
+
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+pass() { passed=$((passed + 1)); echo "ok - $1"; }
+fail() { failed=$((failed + 1)); echo "not ok - $1${2:+ # $2}"; }
+skip() { skipped=$((skipped + 1)); echo "SKIP: $1 # $2"; }
+
+# Run a command as one test; its output is shown only when it fails.
+check() {
+	local name=$1 log
+	shift
+	log="$logdir/$(printf %s "$name" | tr -c 'A-Za-z0-9' _).log"
+	if "$@" > "$log" 2>&1; then
+		pass "$name"
+	else
+		fail "$name"
+		sed 's/^/#   /' "$log" | tail -n 60
+	fi
+}
+
+# Fold a KTAP producer's lines into the totals.
+ktap() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) passed=$((passed + 1)); echo "$line" ;;
+		"not ok "*) failed=$((failed + 1)); echo "$line" ;;
+		*) echo "$line" ;;
+		esac
+	done
+}
+
+if want unit; then
+	echo "# unit: toolkit behaviour and error messages"
+	ktap < <(python3 "$top/tests/test_uckit.py" 2>&1)
+fi
+
+if want cocci; then
+	echo "# cocci: semantic patch rule tests"
+	if command -v spatch >/dev/null; then
+		ktap < <(bash "$top/tests/cocci-rules.sh" 2>&1)
+	else
+		fail "cocci rule tests" "spatch not found: apt-get install coccinelle"
+	fi
+fi
+
+if want lint; then
+	echo "# lint: checkpatch on the kernel C, shellcheck on the scripts"
+	cp_pl=$(bash "$top/tests/checkpatch.sh" --where 2>/dev/null)
+	if [ -n "$cp_pl" ]; then
+		while IFS= read -r f; do
+			check "checkpatch ${f#"$top"/}" bash "$top/tests/checkpatch.sh" "$f"
+		done < <(find "$top/patches/files" "$top/tests/guest" -name '*.[ch]' | sort)
+	else
+		skip "checkpatch" "no checkpatch.pl: apt-get install linux-source-6.1"
+	fi
+	if command -v shellcheck >/dev/null; then
+		while IFS= read -r f; do
+			check "shellcheck ${f#"$top"/}" shellcheck -x "$f"
+		done < <(find "$top/ci" "$top/tests" "$top/.ci" -name '*.sh' -o -name run -path '*/.ci/*' | sort)
+	else
+		skip "shellcheck" "shellcheck not found: apt-get install shellcheck"
+	fi
+fi
+
+# Pristine trees in the cache: those the manifests name, plus any other
+# linux-X.Y.Z someone put there (a second sublevel proves robustness).
+cached_trees() {
+	local d
+	for d in "$cache"/trees/linux-*/; do
+		[ -f "$d/Makefile" ] && basename "$d"
+	done
+}
+
+if want trees; then
+	echo "# trees: apply, audit, idempotence and quilt export on cached trees"
+	mapfile -t trees < <(cached_trees)
+	[ "${#trees[@]}" -gt 0 ] || skip "real-tree apply" "no kernel tree in $cache/trees (see README: kernel cache)"
+	for t in "${trees[@]}"; do
+		v=${t#linux-}
+		if [ ! -f "$top/series/${v%.*}" ]; then
+			[ -f "$top/kernels/${v%.*}" ] || { skip "apply $v" "branch ${v%.*} has no manifest"; continue; }
+		fi
+		check "apply+audit+export $v" bash "$top/tests/tree-roundtrip.sh" "$cache/trees/$t"
+	done
+fi
+
+if want boot; then
+	echo "# boot: QEMU boot tests with the in-guest suite"
+	if [ "${UC_BOOT:-1}" = 0 ]; then
+		skip "boot tests" "UC_BOOT=0"
+	else
+		# The backport on the reference 4.4 tree: SLUB, SLAB, and the
+		# negative control (same tree, option off).
+		if [ -f "$cache/trees/linux-4.4.220/Makefile" ]; then
+			for cell in "slub y" "slab y" "slub n"; do
+				set -- $cell
+				check "boot-test 4.4.220 x86_64 $1 hardened=$2" \
+					bash "$top/ci/boot-test.sh" 4.4.220 x86_64 "$1" "$2"
+			done
+		else
+			skip "boot-test 4.4.220" "not in the kernel cache ($cache/trees/linux-4.4.220)"
+		fi
+		# Upstream as the oracle: Debian's 6.1 has the feature natively.
+		if ls /usr/src/linux-source-6.1.tar.xz >/dev/null 2>&1; then
+			check "boot-test debian 6.1 x86_64 slub hardened=y" \
+				bash "$top/ci/boot-test.sh" debian x86_64 slub y
+		else
+			skip "boot-test debian" "apt-get install linux-source-6.1"
+		fi
+	fi
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Unit tests for ci/uckit.py on small fake trees: every error a user can
+hit must name the fix, and a failed apply must leave nothing behind.
+Prints KTAP."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "ci"))
+import uckit  # noqa: E402
+
+UCKIT = os.path.join(TOP, "ci", "uckit.py")
+
+
+def mini_tree(root, sublevel=999, patchlevel=4, version=4):
+    """A tree with just enough for version detection and the series'
+    patch steps to be attempted (and to fail: no real Kconfig)."""
+    os.makedirs(root)
+    with open(os.path.join(root, "Makefile"), "w") as f:
+        f.write("VERSION = %d\nPATCHLEVEL = %d\nSUBLEVEL = %d\n"
+                "EXTRAVERSION =\n" % (version, patchlevel, sublevel))
+    for d in ("mm", "security", "include/linux", "arch/x86"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    with open(os.path.join(root, "security", "Kconfig"), "w") as f:
+        f.write('menu "Security options"\nendmenu\n')
+    return root
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="uc-unit-")
+        self.env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.tmp,
+                                                                "cache"))
+        self._cache = uckit.CACHE
+        uckit.CACHE = os.path.join(self.tmp, "cache", "usercopy-backports")
+
+    def tearDown(self):
+        uckit.CACHE = self._cache
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run_uckit(self, *args, env=None):
+        return subprocess.run([sys.executable, UCKIT] + list(args),
+                              capture_output=True, text=True,
+                              env=env or self.env)
+
+
+class Errors(Base):
+    def test_unknown_version_names_known_branches(self):
+        r = self.run_uckit("info", "9.9.1")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("unknown kernel version '9.9.1'", r.stderr)
+        self.assertIn("4.4", r.stderr)
+
+    def test_garbage_kernel_argument(self):
+        r = self.run_uckit("info", "not-a-kernel")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not a known version, an existing path or 'debian'",
+                      r.stderr)
+
+    def test_missing_spatch_names_debian_package(self):
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir)
+        os.symlink(sys.executable, os.path.join(bindir, "python3"))
+        env = dict(self.env, PATH=bindir)
+        r = self.run_uckit("audit", tree, env=env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("spatch not found", r.stderr)
+        self.assertIn("apt-get install coccinelle", r.stderr)
+
+    def test_checksum_mismatch(self):
+        tarballs = os.path.join(uckit.CACHE, "tarballs")
+        os.makedirs(tarballs)
+        with open(os.path.join(tarballs, "linux-4.4.1.tar.xz"), "w") as f:
+            f.write("not a kernel")
+        man = {"sha256-4.4.1": "0" * 64, "url": "file:///nonexistent"}
+        with self.assertRaises(uckit.UserError) as cm:
+            uckit.fetch_version("4.4.1", man)
+        self.assertIn("checksum mismatch", str(cm.exception))
+        self.assertIn("Delete it and retry", str(cm.exception))
+
+    def test_offline_download_names_alternatives(self):
+        man = {"sha256-4.4.2": "0" * 64,
+               "url": "file:///nonexistent/linux-{version}.tar.xz"}
+        with self.assertRaises(uckit.UserError) as cm:
+            uckit.fetch_version("4.4.2", man)
+        msg = str(cm.exception)
+        self.assertIn("cannot be downloaded", msg)
+        self.assertIn("KERNEL=debian", msg)
+        self.assertIn(".tar.xz", msg)
+
+    def test_unverifiable_download_refused(self):
+        tarballs = os.path.join(uckit.CACHE, "tarballs")
+        os.makedirs(tarballs)
+        with open(os.path.join(tarballs, "linux-4.4.3.tar.xz"), "w") as f:
+            f.write("x")
+        with self.assertRaises(uckit.UserError) as cm:
+            uckit.fetch_version("4.4.3", {"url": "file:///x"})
+        self.assertIn("refusing an unverified download", str(cm.exception))
+
+    def test_branch_without_series(self):
+        tree = mini_tree(os.path.join(self.tmp, "t"), patchlevel=99)
+        r = self.run_uckit("apply", tree, os.path.join(self.tmp, "out"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no series for Linux 4.99.999", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "out")))
+
+    def test_out_not_empty(self):
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        out = os.path.join(self.tmp, "out")
+        os.makedirs(out)
+        open(os.path.join(out, "x"), "w").close()
+        r = self.run_uckit("apply", tree, out)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("exists and is not empty", r.stderr)
+
+    def test_unsupported_arch(self):
+        r = subprocess.run(["bash", os.path.join(TOP, "ci", "boot-test.sh"),
+                            "4.4", "mips", "slub", "y"],
+                           capture_output=True, text=True, env=self.env)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("unsupported ARCH=mips", r.stderr)
+        self.assertIn("x86_64", r.stderr)
+
+
+class Apply(Base):
+    def test_failed_step_leaves_nothing(self):
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        out = os.path.join(self.tmp, "out")
+        r = self.run_uckit("apply", tree, out)
+        self.assertEqual(r.returncode, 1)
+        self.assertRegex(r.stderr, r"step \d+ \(hardening patch ")
+        self.assertFalse(os.path.exists(out))
+        self.assertEqual([e for e in os.listdir(self.tmp)
+                          if e.startswith(".uc-")], [])
+        # and the source tree is untouched
+        self.assertFalse(os.path.exists(os.path.join(tree, "mm",
+                                                     "usercopy.c")))
+
+    def test_partial_tree_is_refused(self):
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        open(os.path.join(tree, "mm", "usercopy.c"), "w").close()
+        r = self.run_uckit("apply", tree, os.path.join(self.tmp, "out"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("carries part of hardened usercopy", r.stderr)
+        self.assertIn("pristine", r.stderr)
+
+    def test_native_tree_is_left_alone(self):
+        tree = mini_tree(os.path.join(self.tmp, "t"), patchlevel=9)
+        with open(os.path.join(tree, "security", "Kconfig"), "a") as f:
+            f.write("config HARDENED_USERCOPY\n\tbool\n")
+        with open(os.path.join(tree, "mm", "usercopy.c"), "w") as f:
+            f.write("/* native */\n")
+        out = os.path.join(self.tmp, "out")
+        r = self.run_uckit("apply", tree, out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("already hardened (native), unchanged", r.stdout)
+        d = subprocess.run(["diff", "-r", tree, out])
+        self.assertEqual(d.returncode, 0)
+        r = self.run_uckit("export", tree, os.path.join(self.tmp, "s"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("already hardened (native)", r.stderr)
+
+    def test_tarball_kernel(self):
+        tree = mini_tree(os.path.join(self.tmp, "linux-4.4.999"))
+        tarball = os.path.join(self.tmp, "linux-4.4.999.tar.xz")
+        with tarfile.open(tarball, "w:xz") as t:
+            t.add(tree, arcname="linux-4.4.999")
+        r = self.run_uckit("info", tarball)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("version=4.4.999", r.stdout)
+        self.assertIn("state=none", r.stdout)
+
+
+class Repo(unittest.TestCase):
+    def test_every_series_step_exists(self):
+        for branch in os.listdir(os.path.join(TOP, "series")):
+            ver = branch + ".0"
+            _, steps = uckit.series_for(ver)
+            self.assertTrue(steps, branch)
+            for s in steps:
+                base = {"file": "patches/files", "patch": "patches",
+                        "cocci": "cocci"}[s["kind"]]
+                self.assertTrue(os.path.isfile(os.path.join(TOP, base,
+                                                            s["item"])),
+                                "%s: %s" % (branch, s["item"]))
+
+    def test_every_branch_has_a_manifest(self):
+        for branch in os.listdir(os.path.join(TOP, "series")):
+            self.assertTrue(os.path.isfile(os.path.join(TOP, "kernels",
+                                                        branch)), branch)
+
+    def test_semantic_patches_declare_targets_and_audit(self):
+        cdir = os.path.join(TOP, "cocci")
+        for name in os.listdir(cdir):
+            if not name.endswith(".cocci"):
+                continue
+            path = os.path.join(cdir, name)
+            desc, options, targets = uckit.cocci_header(path)
+            self.assertTrue(desc, name)
+            self.assertTrue(targets, name)
+            text = open(path).read()
+            self.assertIn("virtual report", text, name)
+            self.assertIn("audit:", text, name)
+            self.assertTrue(os.path.isdir(os.path.join(cdir, "tests",
+                                                       name[:-6])),
+                            "%s has no rule test" % name)
+
+
+class KtapResult(unittest.TextTestResult):
+    n = 0
+
+    def _line(self, test, ok, why=""):
+        KtapResult.n += 1
+        print("%s %d unit:%s%s" % ("ok" if ok else "not ok", KtapResult.n,
+                                   test.id().split(".", 1)[1],
+                                   " # " + why if why else ""))
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._line(test, True)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._line(test, False, "failed")
+        for line in self._exc_info_to_string(err, test).splitlines():
+            print("# " + line)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._line(test, False, "error")
+        for line in self._exc_info_to_string(err, test).splitlines():
+            print("# " + line)
+
+
+if __name__ == "__main__":
+    suite = unittest.defaultTestLoader.loadTestsFromModule(
+        sys.modules[__name__])
+    print("KTAP version 1")
+    print("1..%d" % suite.countTestCases())
+    runner = unittest.TextTestRunner(resultclass=KtapResult,
+                                     stream=open(os.devnull, "w"))
+    res = runner.run(suite)
+    sys.exit(0 if res.wasSuccessful() else 1)
