@@ -6,6 +6,10 @@
 /// helpers behind __copy_{from,to}_user{,_inatomic}() on x86_64, and
 /// __copy_from_user() / __copy_to_user_inatomic() on i386.
 ///
+/// Routines declared plain "inline" become "__always_inline" (upstream did
+/// the same for copy_{from,to}_user in 4.8), so constant sizes stay
+/// constant at the check.
+///
 /// The WIRING table below is the single list of insertion points.  In patch
 /// mode every listed routine gets the call (after its declarations); in
 /// report mode each listed routine is printed as "wired" or "UNWIRED" and a
@@ -65,6 +69,17 @@ f@p@pd(T1 dst, T2 src, T3 n)
 {
 <+... check_object_size(dst, n, false); ...+>
 }
+
+// Wired routines must be inlined into their callers, as upstream made
+// them in 4.8: a compile-time constant size then stays constant at
+// check_object_size() (and is skipped), and the frame walker counts frames
+// from the function that owns the buffer.
+@from_inline depends on patch@
+identifier from_cand.f;
+@@
+- inline
++ __always_inline
+  f(...) { ... }
 
 @from_decls depends on patch@
 identifier from_cand.f, from_cand.dst, from_cand.src, from_cand.n;
@@ -126,6 +141,17 @@ f@p@pd(T1 dst, T2 src, T3 n)
 {
 <+... check_object_size(src, n, true); ...+>
 }
+
+// Wired routines must be inlined into their callers, as upstream made
+// them in 4.8: a compile-time constant size then stays constant at
+// check_object_size() (and is skipped), and the frame walker counts frames
+// from the function that owns the buffer.
+@to_inline depends on patch@
+identifier to_cand.f;
+@@
+- inline
++ __always_inline
+  f(...) { ... }
 
 @to_decls depends on patch@
 identifier to_cand.f, to_cand.dst, to_cand.src, to_cand.n;
