@@ -241,6 +241,10 @@ def resolve(kernel):
         version = kernel
         if kernel == branch:
             version = man.get("default", "")
+            if not version:
+                raise UserError("kernels/%s names no default version: pass "
+                                "a full version (e.g. %s.1) or a tree"
+                                % (branch, branch))
             if version == "debian":
                 return debian_source()
         return fetch_version(version, man)
@@ -269,13 +273,15 @@ def hardened_state(tree):
     return "none"
 
 
-def series_for(version):
-    branch = branch_of(version)
+def read_series(branch, seen=()):
+    """Steps of series/BRANCH; "include OTHER" splices OTHER's steps in."""
     path = os.path.join(TOP, "series", branch)
     if not os.path.isfile(path):
         known = sorted(os.listdir(os.path.join(TOP, "series")))
-        raise UserError("no series for Linux %s (branch %s); series exist "
-                        "for: %s" % (version, branch, ", ".join(known)))
+        raise UserError("no series for branch %s; series exist for: %s"
+                        % (branch, ", ".join(known)))
+    if branch in seen:
+        raise UserError("series/%s includes itself" % branch)
     steps = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -283,12 +289,26 @@ def series_for(version):
             if not line or line.startswith("#"):
                 continue
             parts = line.split(None, 3)
+            if parts[0] == "include" and len(parts) >= 2:
+                steps += read_series(parts[1], seen + (branch,))
+                continue
             if len(parts) < 4 or parts[1] not in ("file", "patch", "cocci"):
-                raise UserError("%s:%d: expected 'group kind item reason'"
-                                % (path, n))
+                raise UserError("%s:%d: expected 'group kind item reason' "
+                                "or 'include BRANCH'" % (path, n))
             steps.append({"group": parts[0], "kind": parts[1],
                           "item": parts[2], "reason": parts[3]})
-    return branch, steps
+    # compat steps first, whatever the order of includes
+    order = {"compat": 0, "hardening": 1, "tests": 2}
+    return sorted(steps, key=lambda s: order.get(s["group"], 1))
+
+
+def series_for(version):
+    branch = branch_of(version)
+    if not os.path.isfile(os.path.join(TOP, "series", branch)):
+        known = sorted(os.listdir(os.path.join(TOP, "series")))
+        raise UserError("no series for Linux %s (branch %s); series exist "
+                        "for: %s" % (version, branch, ", ".join(known)))
+    return branch, read_series(branch)
 
 
 # ----------------------------------------------------------- cocci helpers
@@ -411,6 +431,15 @@ def step_patch(tree, step, before):
     with open(path) as f:
         text = f.read()
     files = patch_files(text)
+    rev = subprocess.run(["patch", "-p1", "-R", "--dry-run", "--batch",
+                          "--silent", "-f"], cwd=tree, input=text,
+                         capture_output=True, text=True)
+    if rev.returncode == 0:
+        # The tree already carries this change (a vendor or later
+        # sublevel fix): nothing to do, nothing to export.
+        log("        patches/%s is already in this tree: skipped"
+            % step["item"])
+        return None
     for rel in files:
         src = os.path.join(tree, rel)
         if os.path.exists(src):
@@ -513,6 +542,8 @@ def run_series(tree, steps, patches_out=None):
                 text = STEPS[step["kind"]](tree, step, before)
             except UserError as e:
                 raise UserError("step %d (%s) failed: %s" % (n, label, e))
+            if text is None:
+                continue
             item = step["item"]
             if step["kind"] == "file":
                 item = "add-" + item
