@@ -30,20 +30,9 @@ version=$(sed -n 's/^version=//p' <<<"$info")
 branch=$(sed -n 's/^branch=//p' <<<"$info")
 state=$(sed -n 's/^state=//p' <<<"$info")
 
-# What the series for this branch is made of, so a change rebuilds.
-fingerprint() {
-	local f
-	{
-		cat "$top/series/$branch"
-		for f in "$top"/patches/files "$top"/patches/*/ "$top"/cocci/*.cocci; do
-			find "$f" -type f -print0 2>/dev/null | sort -z | xargs -0 cat
-		done
-	} | sha256sum | cut -c1-12
-}
-
 case "$state" in
 none)
-	key="linux-$version-$(fingerprint)-$(printf %s "$tree" | sha256sum | cut -c1-8)"
+	key="linux-$version-$(sed -n 's/^fingerprint=//p' <<<"$info")-$(printf %s "$tree" | sha256sum | cut -c1-8)"
 	src="$cache/work/$key"
 	if [ ! -f "$src.applied" ]; then
 		rm -rf "$src"

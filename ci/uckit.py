@@ -671,12 +671,28 @@ def cmd_audit(kernel):
     return 0 if ok else 1
 
 
+def fingerprint(version):
+    """Hash of everything the series for VERSION applies: a change to any
+    of its steps (and nothing else) makes a cached hardened tree stale."""
+    _, steps = series_for(version)
+    h = hashlib.sha256()
+    base = {"file": "patches/files", "patch": "patches", "cocci": "cocci"}
+    for step in steps:
+        h.update(("%(group)s %(kind)s %(item)s\n" % step).encode())
+        with open(os.path.join(TOP, base[step["kind"]], step["item"]),
+                  "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:12]
+
+
 def cmd_info(kernel):
     src, version, state = prepare(kernel)
     print("tree=%s" % src)
     print("version=%s" % version)
     print("branch=%s" % branch_of(version))
     print("state=%s" % state)
+    if state == "none":
+        print("fingerprint=%s" % fingerprint(version))
 
 
 def main(argv):
