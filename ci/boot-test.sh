@@ -34,11 +34,16 @@ case "$state" in
 none)
 	key="linux-$version-$(sed -n 's/^fingerprint=//p' <<<"$info")-$(printf %s "$tree" | sha256sum | cut -c1-8)"
 	src="$cache/work/$key"
+	mkdir -p "$cache/work"
+	# Two cells of one tree may start together: one applies, one waits.
+	exec 9>"$src.lock"
+	flock 9
 	if [ ! -f "$src.applied" ]; then
 		rm -rf "$src"
 		python3 "$top/ci/uckit.py" apply "$tree" "$src"
 		touch "$src.applied"
 	fi
+	exec 9>&-
 	label="backport"
 	;;
 native|backport)

@@ -104,7 +104,8 @@ done < "$build/uc-fragments.config"
 [ "$bad" = 0 ] || die "configuration does not match the fragments (see above)"
 
 start=$(date +%s)
-kmake -j"$(nproc)" $ARCH_TARGETS >"$build/uc-build.log" 2>&1 || {
+read -r -a targets <<<"$ARCH_TARGETS"
+kmake -j"$(nproc)" "${targets[@]}" >"$build/uc-build.log" 2>&1 || {
 	tail -n 40 "$build/uc-build.log" >&2
 	die "build failed (full log: $build/uc-build.log)"
 }

@@ -6,6 +6,10 @@
 /// index_to_obj(); obj_offset() skips the debug red zone and caller word in
 /// front of the object when SLAB debugging is on.
 ///
+/// Before 3.13 SLAB kept a separate struct slab (page->slab_page) and its
+/// helpers take that instead of the page: the probe rule "slab_descriptor"
+/// finds that in mm/slab.c and the hook is adapted to it.
+///
 /// The function goes after ksize(), which every SLAB has.
 ///
 // Confidence: High
@@ -19,6 +23,13 @@ virtual report
 position p;
 @@
 __check_heap_object@p(...) { ... }
+
+@slab_descriptor@
+identifier cache, sd, idx;
+type T;
+@@
+T index_to_obj(struct kmem_cache *cache, struct slab *sd, unsigned int idx)
+{ ... }
 
 @depends on patch && !hook@
 declarer name EXPORT_SYMBOL;
@@ -50,6 +61,24 @@ EXPORT_SYMBOL(ksize);
 +	return NULL;
 +}
 +#endif /* CONFIG_HARDENED_USERCOPY */
+
+@depends on patch && !hook && slab_descriptor@
+identifier cachep, objnr;
+symbol page;
+expression P;
+@@
+__check_heap_object(...)
+{
+<...
+(
+- obj_to_index(cachep, page, P)
++ obj_to_index(cachep, page->slab_page, P)
+|
+- index_to_obj(cachep, page, objnr)
++ index_to_obj(cachep, page->slab_page, objnr)
+)
+...>
+}
 
 @script:python depends on report && hook@
 p << hook.p;

@@ -25,22 +25,31 @@ virtual report
 
 @initialize:python@
 @@
-# (file, routine) -> which argument is the kernel pointer: "to" for
-# copies from user space (overwrite), "from" for copies to it (exposure).
+# Routine -> (the argument that is the kernel buffer, the headers it may be
+# defined in).  "to" is the destination of a copy from user space (an
+# overwrite if wrong), "from" the source of a copy to user space (an
+# exposure).  Trees differ in where the routines live: 3.x defines
+# copy_from_user() in uaccess_64.h and uaccess_32.h, 4.x in uaccess.h; on
+# i386 3.x, copy_to_user() is out of line and reaches the wired
+# __copy_to_user_inatomic().  Every definition found is wired, and each
+# routine must be found in at least one of its headers.
+H = "arch/x86/include/asm/"
 WIRING = {
-	("arch/x86/include/asm/uaccess.h", "copy_from_user"): "to",
-	("arch/x86/include/asm/uaccess.h", "copy_to_user"): "from",
-	("arch/x86/include/asm/uaccess_64.h", "__copy_from_user_nocheck"): "to",
-	("arch/x86/include/asm/uaccess_64.h", "__copy_to_user_nocheck"): "from",
-	("arch/x86/include/asm/uaccess_32.h", "__copy_from_user"): "to",
-	("arch/x86/include/asm/uaccess_32.h", "__copy_to_user_inatomic"): "from",
+	"copy_from_user": ("to", [H + "uaccess.h", H + "uaccess_64.h",
+				  H + "uaccess_32.h"]),
+	"copy_to_user": ("from", [H + "uaccess.h", H + "uaccess_64.h"]),
+	"__copy_from_user_nocheck": ("to", [H + "uaccess_64.h"]),
+	"__copy_to_user_nocheck": ("from", [H + "uaccess_64.h"]),
+	"__copy_from_user": ("to", [H + "uaccess_32.h"]),
+	"__copy_to_user_inatomic": ("from", [H + "uaccess_32.h"]),
 }
 seen_files = set()
 found = {}
 
 def wanted(p, f, side):
 	seen_files.add(p[0].file)
-	return WIRING.get((p[0].file, f)) == side
+	w = WIRING.get(f)
+	return w is not None and w[0] == side and p[0].file in w[1]
 
 // ---- copies from user space: the first argument is the kernel buffer ----
 
@@ -214,12 +223,15 @@ found.setdefault((p[0].file, f), None)
 
 @finalize:python depends on report@
 @@
-for (file, f) in sorted(WIRING):
-	if file not in seen_files and (file, f) not in found:
-		print("audit: MISSING %s %s (file not processed)" % (file, f))
-	elif (file, f) not in found:
-		print("audit: MISSING %s %s (routine not found)" % (file, f))
-	elif found[(file, f)] is None:
-		print("audit: UNWIRED %s %s" % (file, f))
-	else:
-		print("audit: wired %s:%s %s" % (file, found[(file, f)], f))
+for f in sorted(WIRING):
+	side, files = WIRING[f]
+	hits = sorted(k for k in found if k[1] == f)
+	if not hits:
+		where = [x for x in files if x in seen_files]
+		print("audit: MISSING %s (not defined in %s)"
+		      % (f, " or ".join(where or files)))
+	for (file, _) in hits:
+		if found[(file, f)] is None:
+			print("audit: UNWIRED %s %s" % (file, f))
+		else:
+			print("audit: wired %s:%s %s" % (file, found[(file, f)], f))

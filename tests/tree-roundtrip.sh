@@ -26,10 +26,8 @@ cp -a "$tree" "$work/quilt"
 rm -rf "$work/quilt/.pc"
 diff -r -q "$work/applied" "$work/quilt"
 # Every exported patch carries a real header.
-for p in $(grep -v '^#' "$work/series/series"); do
+grep -v '^#' "$work/series/series" | while read -r p; do
 	grep -q '^Subject: ' "$work/series/$p"
 	grep -q '^Origin: ' "$work/series/$p"
-	# and applies with plain patch -p1 as well (checked by --dry-run on
-	# the pristine tree for the patches that do not depend on others).
 done
 echo "roundtrip ok: $(grep -vc '^#' "$work/series/series") patches"

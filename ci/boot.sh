@@ -1,0 +1,375 @@
+#!/bin/bash
+# Boot a kernel under QEMU (TCG) with the hardened-usercopy self-test suite
+# and check every case against the expectation tables.
+#
+#   ci/boot.sh --arch x86_64|i386 --kbuild KBUILD_DIR --image BZIMAGE \
+#       --hardened y|n --out RESULT_DIR [--expect FILE ...] [--timeout SEC] \
+#       [--make-var VAR=VAL ...] [--busybox PATH|none] [--append ARGS] \
+#       [--verbose] [--keep]
+#
+# Builds tests/guest/uc_selftest.ko against KBUILD_DIR and a static
+# tests/guest/init.c, packs them (and a static busybox of the right
+# architecture, if there is one) into an initramfs, boots it, and writes
+# under RESULT_DIR: console.log (serial console), result.ktap (the guest's
+# report), verdicts.ktap (the comparison, also printed) and build logs.
+#
+# Expectations: tests/guest/expect/default, then tests/guest/expect/arch-ARCH
+# if present, then each --expect FILE; see the default file for the format.
+# Exit status: 0 only if the guest finished the suite and every case matched;
+# 1 on a mismatch or a guest that did not finish; 2 on a usage or build error.
+set -eu
+set -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+guest="$top/tests/guest"
+
+arch=
+kbuild=
+image=
+hardened=
+out=
+timeout=600
+busybox=
+append=
+verbose=0
+keep=0
+expects=()
+make_vars=()
+
+usage() {
+	sed -n '2,/^set -eu/p' "$0" | sed -e '/^set -eu/d' -e 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+die() {
+	echo "boot.sh: $*" >&2
+	exit 2
+}
+
+need_arg() {
+	[ "$2" -ge 2 ] || die "$1 needs an argument"
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) need_arg "$1" $#; arch=$2; shift 2 ;;
+	--kbuild) need_arg "$1" $#; kbuild=$2; shift 2 ;;
+	--image) need_arg "$1" $#; image=$2; shift 2 ;;
+	--hardened) need_arg "$1" $#; hardened=$2; shift 2 ;;
+	--out) need_arg "$1" $#; out=$2; shift 2 ;;
+	--expect) need_arg "$1" $#; expects+=("$2"); shift 2 ;;
+	--timeout) need_arg "$1" $#; timeout=$2; shift 2 ;;
+	--make-var) need_arg "$1" $#; make_vars+=("$2"); shift 2 ;;
+	--busybox) need_arg "$1" $#; busybox=$2; shift 2 ;;
+	--append) need_arg "$1" $#; append=$2; shift 2 ;;
+	--verbose) verbose=1; shift ;;
+	--keep) keep=1; shift ;;
+	-h|--help) usage ;;
+	*) die "unknown argument: $1 (see --help)" ;;
+	esac
+done
+
+if [ -z "$arch" ] || [ -z "$kbuild" ] || [ -z "$image" ] ||
+	[ -z "$hardened" ] || [ -z "$out" ]; then
+	die "--arch, --kbuild, --image, --hardened and --out are required"
+fi
+
+case "$arch" in
+x86_64)
+	qemu="qemu-system-x86_64"
+	init_cc=${UC_INIT_CC:-gcc}
+	arch_make_vars=(ARCH=x86_64)
+	elf_class=2
+	elf_machine=62
+	;;
+i386)
+	qemu="qemu-system-i386"
+	init_cc=${UC_INIT_CC:-i686-linux-gnu-gcc}
+	arch_make_vars=(ARCH=i386 CROSS_COMPILE=i686-linux-gnu-)
+	elf_class=1
+	elf_machine=3
+	;;
+*)
+	die "unsupported --arch $arch (x86_64 or i386)"
+	;;
+esac
+
+case "$hardened" in
+y) column=2 ;;
+n) column=3 ;;
+*) die "--hardened takes y or n" ;;
+esac
+
+case "$timeout" in
+''|*[!0-9]*) die "--timeout takes a number of seconds" ;;
+esac
+
+[ -d "$kbuild" ] || die "no kernel build directory $kbuild"
+[ -f "$kbuild/Makefile" ] || die "$kbuild has no Makefile (not a kernel build directory)"
+[ -f "$image" ] || die "no kernel image $image"
+for f in "${expects[@]}"; do
+	[ -f "$f" ] || die "no expectation file $f"
+done
+command -v "$qemu" >/dev/null || die "$qemu not found"
+command -v "$init_cc" >/dev/null || die "$init_cc not found"
+
+expect_files=("$guest/expect/default")
+[ -f "$guest/expect/arch-$arch" ] && expect_files+=("$guest/expect/arch-$arch")
+expect_files+=("${expects[@]}")
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out/console.log" "$out/result.ktap" "$out/verdicts.ktap" \
+	"$out/module-build.log" "$out/init-build.log"
+
+work=$(mktemp -d -t uc-boot.XXXXXX)
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if [ "$keep" = 1 ]; then
+		echo "boot.sh: kept work directory $work" >&2
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+
+log() {
+	echo "# boot.sh: $*"
+}
+
+# --- expectations, checked before anything is built ------------------------
+# Expectation tables, merged: "case<TAB>hardened<TAB>not hardened<TAB>note".
+merge_expectations() {
+	awk -F'|' '
+	function trim(s) {
+		gsub(/^[ \t]+|[ \t]+$/, "", s)
+		gsub(/[ \t]+/, " ", s)
+		return s
+	}
+	{
+		line = $0
+		note = ""
+		i = index(line, "#")
+		if (i) {
+			note = trim(substr(line, i + 1))
+			line = substr(line, 1, i - 1)
+		}
+		if (trim(line) == "")
+			next
+		n = split(line, f, "|")
+		if (n != 3) {
+			printf "%s:%d: expected CASE | HARDENED | NOT HARDENED\n", \
+				FILENAME, FNR > "/dev/stderr"
+			bad = 1
+			next
+		}
+		c = trim(f[1])
+		if (!(c in h)) {
+			order[++count] = c
+			h[c] = ""; u[c] = ""
+		}
+		v = trim(f[2]); if (v != "=") h[c] = v
+		v = trim(f[3]); if (v != "=") u[c] = v
+		if (note != "") notes[c] = note
+	}
+	END {
+		for (k = 1; k <= count; k++) {
+			c = order[k]
+			printf "%s\t%s\t%s\t%s\n", c, h[c], u[c], notes[c]
+		}
+		exit bad
+	}' "$@"
+}
+
+merge_expectations "${expect_files[@]}" >"$work/expect.tsv" ||
+	die "bad expectation file"
+
+# --- the module, built against the kernel under test -------------------------
+mkdir "$work/mod"
+cp "$guest/Kbuild" "$guest/uc_selftest.c" "$guest/uc_selftest.h" "$work/mod/"
+log "building uc_selftest.ko against $kbuild"
+if ! make -C "$kbuild" M="$work/mod" "${arch_make_vars[@]}" \
+	"${make_vars[@]}" modules >"$out/module-build.log" 2>&1; then
+	tail -n 30 "$out/module-build.log" >&2
+	die "module build failed (see $out/module-build.log)"
+fi
+[ -f "$work/mod/uc_selftest.ko" ] || die "module build produced no uc_selftest.ko"
+
+# --- the static init ----------------------------------------------------------
+log "building init with $init_cc"
+if ! "$init_cc" -static -Os -Wall -I"$guest" -o "$work/init" \
+	"$guest/init.c" >"$out/init-build.log" 2>&1; then
+	cat "$out/init-build.log" >&2
+	die "init build failed"
+fi
+
+# --- busybox, only if it runs on the guest ------------------------------------
+# Prints the ELF class and machine of a file: "2 62" for x86_64.
+elf_id() {
+	local class machine
+	class=$(od -An -tu1 -j4 -N1 "$1" 2>/dev/null | tr -d ' ')
+	machine=$(od -An -tu2 -j18 -N2 "$1" 2>/dev/null | tr -d ' ')
+	echo "${class:-0} ${machine:-0}"
+}
+
+if [ -z "$busybox" ]; then
+	busybox=$(command -v busybox || true)
+fi
+use_busybox=
+if [ -n "$busybox" ] && [ "$busybox" != none ]; then
+	[ -f "$busybox" ] || die "no busybox at $busybox"
+	if [ "$(elf_id "$busybox")" = "$elf_class $elf_machine" ] &&
+		! readelf -l "$busybox" 2>/dev/null | grep -q 'program interpreter'; then
+		use_busybox=$busybox
+	else
+		log "busybox $busybox is not a static $arch binary: workload without it"
+	fi
+fi
+
+# --- initramfs, without root: gen_init_cpio writes device nodes itself --------
+gen=
+if [ -x "$kbuild/usr/gen_init_cpio" ]; then
+	gen="$kbuild/usr/gen_init_cpio"
+else
+	for src in "$kbuild/source/usr/gen_init_cpio.c" "$kbuild/usr/gen_init_cpio.c"; do
+		if [ -f "$src" ]; then
+			gcc -O2 -o "$work/gen_init_cpio" "$src" ||
+				die "cannot build $src"
+			gen="$work/gen_init_cpio"
+			break
+		fi
+	done
+fi
+[ -n "$gen" ] || die "no usr/gen_init_cpio in $kbuild and no source to build it from"
+
+{
+	echo "dir /dev 0755 0 0"
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "dir /proc 0755 0 0"
+	echo "dir /sys 0755 0 0"
+	echo "dir /tmp 1777 0 0"
+	echo "dir /bin 0755 0 0"
+	echo "file /init $work/init 0755 0 0"
+	echo "file /uc_selftest.ko $work/mod/uc_selftest.ko 0644 0 0"
+	if [ -n "$use_busybox" ]; then
+		echo "file /bin/busybox $use_busybox 0755 0 0"
+	fi
+} >"$work/initramfs.list"
+"$gen" "$work/initramfs.list" | gzip -9 >"$work/initramfs.cpio.gz"
+
+# --- boot ---------------------------------------------------------------------
+log "booting $image on $qemu (TCG, timeout ${timeout}s, hardened=$hardened)"
+: >"$work/ktap.out"
+qemu_cmd=("$qemu" -accel tcg -M pc -m 256 -smp 1 -nographic -no-reboot
+	-kernel "$image" -initrd "$work/initramfs.cpio.gz"
+	-append "console=ttyS0 panic=-1 $append"
+	-serial mon:stdio -serial "file:$work/ktap.out")
+start=$(date +%s)
+qemu_rc=0
+if [ "$verbose" = 1 ]; then
+	timeout -k 10 "$timeout" "${qemu_cmd[@]}" </dev/null 2>&1 |
+		tee "$out/console.log" || qemu_rc=$?
+else
+	timeout -k 10 "$timeout" "${qemu_cmd[@]}" </dev/null \
+		>"$out/console.log" 2>&1 || qemu_rc=$?
+fi
+log "qemu exited with $qemu_rc after $(($(date +%s) - start))s"
+
+# The guest's report: from its own serial port, else from the console.  Only
+# KTAP lines are kept, from the header on: a console also carries the kernel's.
+extract_ktap() {
+	tr -d '\r' <"$1" |
+		sed -n '/^KTAP version 1/,$p' |
+		grep -E '^(KTAP version|[0-9]+\.\.[0-9]+|ok |not ok |# |Bail out!)' || true
+}
+
+extract_ktap "$work/ktap.out" >"$out/result.ktap"
+if ! grep -q '^# UC-SUITE-DONE' "$out/result.ktap"; then
+	extract_ktap "$out/console.log" >"$work/console.ktap"
+	if grep -q '^# UC-SUITE-DONE' "$work/console.ktap"; then
+		log "no report on the second serial port, using the console's"
+		cp "$work/console.ktap" "$out/result.ktap"
+	fi
+fi
+
+# --- verdicts -----------------------------------------------------------------
+# Observations: "case<TAB>observation" from "# obs: CASE OBSERVATION".
+sed -n 's/^# obs: \([^ ]*\) \(.*\)$/\1\t\2/p' "$out/result.ktap" |
+	sed 's/[ \t]*$//' >"$work/obs.tsv"
+
+done_ok=0
+grep -q '^# UC-SUITE-DONE' "$out/result.ktap" && done_ok=1
+
+awk -F'\t' -v col="$column" -v done_ok="$done_ok" -v qemu_rc="$qemu_rc" \
+	-v arch="$arch" -v hardened="$hardened" '
+	FILENAME == ARGV[1] {
+		if (!($1 in obs))
+			obs[$1] = $2
+		if (!($1 in seen_order)) {
+			seen_order[$1] = ++nseen
+			seen[nseen] = $1
+		}
+		next
+	}
+	{
+		cases[++n] = $1
+		want[$1] = $col
+		note[$1] = $4
+		known[$1] = 1
+	}
+	END {
+		extra = 0
+		for (k = 1; k <= nseen; k++)
+			if (!(seen[k] in known))
+				extra++
+		total = n + extra + 1
+		print "KTAP version 1"
+		printf "# uc_selftest on %s, hardened=%s\n", arch, hardened
+		printf "1..%d\n", total
+		failed = 0
+		t = 1
+		if (done_ok) {
+			printf "ok %d guest_suite_completed\n", t
+		} else {
+			reason = qemu_rc == 124 ? "timed out" : "qemu exited with " qemu_rc
+			printf "not ok %d guest_suite_completed # no UC-SUITE-DONE marker (%s)\n", t, reason
+			failed++
+		}
+		for (k = 1; k <= n; k++) {
+			c = cases[k]
+			t++
+			if (want[c] == "skip") {
+				printf "ok %d %s # SKIP %s\n", t, c, note[c]
+				continue
+			}
+			if (!(c in obs)) {
+				printf "not ok %d %s # expected \"%s\", not observed\n", t, c, want[c]
+				failed++
+				continue
+			}
+			if (obs[c] == want[c]) {
+				printf "ok %d %s # %s\n", t, c, obs[c]
+			} else {
+				printf "not ok %d %s # expected \"%s\", observed \"%s\"\n", t, c, want[c], obs[c]
+				failed++
+			}
+		}
+		for (k = 1; k <= nseen; k++) {
+			c = seen[k]
+			if (c in known)
+				continue
+			t++
+			printf "not ok %d %s # no expectation, observed \"%s\"\n", t, c, obs[c]
+			failed++
+		}
+		printf "# %d of %d failed\n", failed, total
+		exit failed ? 1 : 0
+	}' "$work/obs.tsv" "$work/expect.tsv" >"$out/verdicts.ktap" && verdict=0 || verdict=$?
+
+cat "$out/verdicts.ktap"
+if [ "$done_ok" != 1 ]; then
+	echo "# boot.sh: the guest did not finish; last console lines:"
+	tail -n 40 "$out/console.log" | tr -d '\r' | sed 's/^/#   /'
+fi
+[ "$verdict" = 0 ] && [ "$done_ok" = 1 ] || exit 1
+exit 0

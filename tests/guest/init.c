@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PID 1 of the usercopy boot test.  Built static (-static -Os) with the
+ * target's gcc and put in an initramfs next to uc_selftest.ko and,
+ * optionally, a static busybox.
+ *
+ * It loads the module, runs every case in a child of its own and reports,
+ * as KTAP, what it saw: whether the child was killed, and the direction and
+ * class of the "usercopy:" line the kernel logged meanwhile.  It does not
+ * know what to expect; the host compares the "# obs:" lines with its table.
+ * A legitimate workload follows, which must log no "usercopy:" line at all.
+ * The report goes to the console and, when it exists, to the second serial
+ * port, which carries nothing else.  Then the machine is powered off.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "uc_selftest.h"
+
+#define MODULE_PATH	"/uc_selftest.ko"
+#define DEVICE_PATH	"/dev/uc_selftest"
+#define BUSYBOX_PATH	"/bin/busybox"
+#define KTAP_TTY	"/dev/ttyS1"
+#define DONE_MARKER	"# UC-SUITE-DONE"
+
+/* A case that takes longer than this is stuck (TCG is slow, oopses more). */
+#define CASE_TIMEOUT_MS		60000
+/* How long the legitimate workload keeps going. */
+#define WORKLOAD_MS		4000
+#define MAX_UC_LINES		8
+#define LINE_MAX_LEN		512
+
+/* The workload's busybox part; "set -e": every step must succeed. */
+static const char busybox_script[] =
+	"set -e\n"
+	"cat /proc/version /proc/meminfo /proc/cpuinfo /proc/stat >/dev/null\n"
+	"cat /proc/self/status /proc/self/maps /proc/mounts >/dev/null\n"
+	"ls -l /proc/self/ /proc/1/ /dev >/dev/null\n"
+	"ls -lR /sys >/dev/null 2>&1 || true\n"
+	"find /sys/kernel /sys/devices -name uevent | head -n 50 | "
+	"xargs cat >/dev/null 2>&1 || true\n"
+	"ps >/dev/null\n"
+	"uname -a >/dev/null\n"
+	"dd if=/dev/zero bs=4096 count=64 2>/dev/null | "
+	"dd of=/dev/null bs=517 2>/dev/null\n"
+	"dd if=/dev/urandom bs=1000 count=16 2>/dev/null | md5sum >/dev/null\n"
+	"mkdir -p /tmp/wl/a/b\n"
+	"seq 1 500 > /tmp/wl/a/b/f\n"
+	"sort -r /tmp/wl/a/b/f | tail -n 3 >/dev/null\n"
+	"cp /tmp/wl/a/b/f /tmp/wl/a/g\n"
+	"cmp /tmp/wl/a/b/f /tmp/wl/a/g\n"
+	"touch /tmp/wl/a/t; mv /tmp/wl/a/t /tmp/wl/a/u; ls -la /tmp/wl/a >/dev/null\n"
+	"rm -rf /tmp/wl\n"
+	"echo $$ | grep -q '[0-9]'\n";
+
+static int ktap_fd = -1;
+static int kmsg_fd = -1;
+
+static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int put(int fd, const char *buf, int len)
+{
+	return write(fd, buf, len) == len ? 0 : -1;
+}
+
+/* One line of report, to the console and to the KTAP port. */
+static void emit(const char *fmt, ...)
+{
+	char line[LINE_MAX_LEN + 64];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return;
+	if (len > (int)sizeof(line) - 2)
+		len = sizeof(line) - 2;
+	line[len++] = '\n';
+	/* A console write error has nowhere to go; the KTAP port may work. */
+	put(STDOUT_FILENO, line, len);
+	if (ktap_fd >= 0 && put(ktap_fd, line, len) < 0) {
+		close(ktap_fd);
+		ktap_fd = -1;
+	}
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void setup_console(void)
+{
+	int fd;
+
+	mkdir("/dev", 0755);
+	mkdir("/proc", 0755);
+	mkdir("/sys", 0755);
+	mkdir("/tmp", 01777);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
+
+	/* Without /dev/console in the initramfs there is no stdio yet. */
+	if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+		fd = open("/dev/console", O_RDWR | O_NOCTTY);
+		if (fd >= 0) {
+			dup2(fd, STDIN_FILENO);
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+			if (fd > STDERR_FILENO)
+				close(fd);
+		}
+	}
+
+	ktap_fd = open(KTAP_TTY, O_WRONLY | O_NOCTTY);
+	if (ktap_fd >= 0) {
+		struct termios t;
+
+		if (tcgetattr(ktap_fd, &t) == 0) {
+			cfmakeraw(&t);
+			tcsetattr(ktap_fd, TCSANOW, &t);
+		}
+	}
+}
+
+/* Forget what the kernel logged so far. */
+static void kmsg_mark(void)
+{
+	if (kmsg_fd >= 0)
+		lseek(kmsg_fd, 0, SEEK_END);
+}
+
+/*
+ * Collect the "usercopy:" lines logged since kmsg_mark().  Each read of
+ * /dev/kmsg returns one record: "prio,seq,usec,flags;text\n" followed by
+ * optional continuation lines.
+ */
+static int kmsg_collect(char lines[][LINE_MAX_LEN], int max)
+{
+	char rec[2048];
+	int found = 0;
+
+	if (kmsg_fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t len = read(kmsg_fd, rec, sizeof(rec) - 1);
+		char *text, *end, *uc;
+
+		if (len < 0 && errno == EPIPE)
+			continue;	/* records were overwritten; go on */
+		if (len <= 0)
+			break;
+		rec[len] = '\0';
+		text = strchr(rec, ';');
+		if (!text)
+			continue;
+		text++;
+		end = strchr(text, '\n');
+		if (end)
+			*end = '\0';
+		uc = strstr(text, "usercopy: ");
+		if (!uc)
+			continue;
+		if (found < max) {
+			snprintf(lines[found], LINE_MAX_LEN, "%s", uc);
+			found++;
+		}
+	}
+	return found;
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Class of a type as 4.8-style reports print it: "(<process stack>)". */
+static const char *classify_old(const char *type)
+{
+	if (starts_with(type, "unknown)"))
+		return "other";	/* no type given */
+	if (type[0] != '<')
+		return "slab";	/* a slab cache name, e.g. kmalloc-64 */
+	if (starts_with(type, "<null>"))
+		return "null";
+	if (starts_with(type, "<wrapped address>"))
+		return "wrap";
+	if (starts_with(type, "<process stack>"))
+		return "stack";
+	if (starts_with(type, "<kernel text>") ||
+	    starts_with(type, "<linear kernel text>"))
+		return "text";
+	return "other";
+}
+
+/* Class as newer kernels print it: "from SLUB object 'kmalloc-64' (...". */
+static const char *classify_new(const char *type)
+{
+	if (starts_with(type, "slub object") || starts_with(type, "slab object"))
+		return "slab";
+	if (starts_with(type, "null address"))
+		return "null";
+	if (starts_with(type, "wrapped address"))
+		return "wrap";
+	if (starts_with(type, "process stack"))
+		return "stack";
+	if (starts_with(type, "kernel text"))
+		return "text";
+	return "other";
+}
+
+/*
+ * Reduce a report to (direction, class).  Old format:
+ *   usercopy: kernel memory exposure attempt detected from PTR (TYPE) (N bytes)
+ * New format:
+ *   usercopy: Kernel memory exposure attempt detected from TYPE... (offset ..)
+ */
+static void classify(const char *line, const char **dir, const char **cls)
+{
+	char low[LINE_MAX_LEN];
+	const char *rest, *sp;
+	size_t i;
+
+	for (i = 0; line[i] && i < sizeof(low) - 1; i++)
+		low[i] = tolower((unsigned char)line[i]);
+	low[i] = '\0';
+
+	*dir = "unknown";
+	if (strstr(low, "memory exposure attempt"))
+		*dir = "exposure";
+	else if (strstr(low, "memory overwrite attempt"))
+		*dir = "overwrite";
+
+	*cls = "other";
+	rest = strstr(low, "detected from ");
+	if (rest) {
+		rest += strlen("detected from ");
+	} else {
+		rest = strstr(low, "detected to ");
+		if (!rest)
+			return;
+		rest += strlen("detected to ");
+	}
+
+	/*
+	 * Old format: "PTR (TYPE) (N bytes)".  Read it from the end: older
+	 * kernels print a NULL %p as a padded "(null)", so the pointer is not
+	 * always one token.
+	 */
+	sp = strstr(rest, " bytes)");
+	if (sp) {
+		const char *close = sp;
+
+		while (close > rest && *close != '(')
+			close--;	/* "(N bytes)" */
+		while (close > rest && *close != ')')
+			close--;	/* end of "(TYPE)" */
+		if (close > rest) {
+			const char *open = close;
+
+			while (open > rest && *open != '(')
+				open--;
+			if (*open == '(') {
+				*cls = classify_old(open + 1);
+				return;
+			}
+		}
+	}
+
+	/* Old format: one pointer token, then " (" and the type. */
+	sp = strchr(rest, ' ');
+	if (sp && sp[1] == '(' && !starts_with(rest, "slub ") &&
+	    !starts_with(rest, "slab ")) {
+		const char *word_end = rest;
+
+		while (word_end < sp && (isxdigit((unsigned char)*word_end) ||
+					 strchr("x()nul", *word_end)))
+			word_end++;
+		if (word_end == sp) {
+			*cls = classify_old(sp + 2);
+			return;
+		}
+	}
+	*cls = classify_new(rest);
+}
+
+static void child_run_case(unsigned int test)
+{
+	struct uc_selftest_req req;
+	char *buf;
+	int fd, tries;
+
+	buf = malloc(UC_SELFTEST_BUF_SIZE);
+	if (!buf)
+		_exit(3);
+	/* Fault the buffer in now, not in the middle of a case. */
+	memset(buf, 0x5a, UC_SELFTEST_BUF_SIZE);
+
+	for (tries = 0; tries < 50; tries++) {
+		fd = open(DEVICE_PATH, O_RDWR);
+		if (fd >= 0 || errno != ENOENT)
+			break;
+		sleep_ms(100);
+	}
+	if (fd < 0)
+		_exit(2);
+
+	memset(&req, 0, sizeof(req));
+	req.test = test;
+	req.buf = (uintptr_t)buf;
+	req.len = UC_SELFTEST_BUF_SIZE;
+	if (ioctl(fd, UC_SELFTEST_IOC_RUN, &req) < 0)
+		_exit(errno > 0 && errno < 200 ? 16 + errno : 4);
+	_exit(0);
+}
+
+/* Wait for a child, killing it if it takes too long: its wait status. */
+static int reap(pid_t pid, long timeout_ms, int *timed_out)
+{
+	long deadline = now_ms() + timeout_ms;
+	int status = 0;
+
+	*timed_out = 0;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (now_ms() > deadline) {
+			if (!*timed_out) {
+				*timed_out = 1;
+				kill(pid, SIGKILL);
+				deadline = now_ms() + 5000;
+				continue;
+			}
+			return -1;	/* stuck in the kernel */
+		}
+		sleep_ms(5);
+	}
+}
+
+static const char *exit_reason(int status, char *buf, size_t size)
+{
+	int code = WEXITSTATUS(status);
+
+	if (code == 2)
+		snprintf(buf, size, "cannot open %s", DEVICE_PATH);
+	else if (code >= 16)
+		snprintf(buf, size, "ioctl failed: %s", strerror(code - 16));
+	else
+		snprintf(buf, size, "child exited with %d", code);
+	return buf;
+}
+
+struct observation {
+	char text[96];		/* what the host compares: "killed exposure slab" */
+	char reason[160];	/* why the case could not be observed, if so */
+	int nlines;
+	char lines[MAX_UC_LINES][LINE_MAX_LEN];
+};
+
+/*
+ * Fate from the wait status, plus the first usercopy report's direction
+ * and class when there is one: "killed exposure slab", "survived",
+ * "survived overwrite stack" (reported but not stopped), "failed" (the case
+ * did not run: bad ioctl, timeout).
+ */
+static void observe(struct observation *o, int status, int timed_out)
+{
+	const char *fate, *dir, *cls;
+
+	o->reason[0] = '\0';
+	if (status == -1 || timed_out) {
+		fate = "failed";
+		snprintf(o->reason, sizeof(o->reason), "%s",
+			 timed_out ? "timed out" : "lost the child");
+	} else if (WIFSIGNALED(status)) {
+		fate = "killed";
+	} else if (WEXITSTATUS(status) == 0) {
+		fate = "survived";
+	} else {
+		fate = "failed";
+		exit_reason(status, o->reason, sizeof(o->reason));
+	}
+
+	o->nlines = kmsg_collect(o->lines, MAX_UC_LINES);
+	if (o->nlines) {
+		classify(o->lines[0], &dir, &cls);
+		snprintf(o->text, sizeof(o->text), "%s %s %s", fate, dir, cls);
+	} else {
+		snprintf(o->text, sizeof(o->text), "%s", fate);
+	}
+}
+
+static void report_lines(const struct observation *o, const char *name,
+			 int status)
+{
+	int i;
+
+	emit("# obs: %s %s", name, o->text);
+	if (status != -1 && WIFSIGNALED(status))
+		emit("# %s: killed by signal %d", name, WTERMSIG(status));
+	for (i = 0; i < o->nlines; i++)
+		emit("# %s: %s", name, o->lines[i]);
+}
+
+#define UC_SELFTEST_NAME(id, name, violation)	[id] = #name,
+static const char * const case_names[UC_NR_CASES] = {
+	UC_SELFTEST_CASES(UC_SELFTEST_NAME)
+};
+#undef UC_SELFTEST_NAME
+
+static int run_case(unsigned int test, int number)
+{
+	struct observation o;
+	int status, timed_out;
+	long start = now_ms();
+	pid_t pid;
+
+	kmsg_mark();
+	pid = fork();
+	if (pid == 0)
+		child_run_case(test);
+	if (pid < 0) {
+		emit("not ok %d %s # fork: %s", number, case_names[test],
+		     strerror(errno));
+		return 0;
+	}
+	status = reap(pid, CASE_TIMEOUT_MS, &timed_out);
+	observe(&o, status, timed_out);
+	report_lines(&o, case_names[test], status);
+	emit("# %s: %ld ms", case_names[test], now_ms() - start);
+	if (o.reason[0]) {
+		emit("not ok %d %s # %s", number, case_names[test], o.reason);
+		return 0;
+	}
+	emit("ok %d %s", number, case_names[test]);
+	return 1;
+}
+
+/* Workload, C part: read, walk and copy through the usual syscalls. */
+static void slurp(const char *path)
+{
+	char buf[3000];
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+}
+
+static void walk(const char *dir, int depth)
+{
+	char path[512], target[512];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (depth > 6)
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (lstat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			walk(path, depth + 1);
+		else if (S_ISLNK(st.st_mode))
+			readlink(path, target, sizeof(target));
+	}
+	closedir(d);
+}
+
+static int c_workload_round(void)
+{
+	static const char * const files[] = {
+		"/proc/version", "/proc/meminfo", "/proc/cpuinfo",
+		"/proc/stat", "/proc/self/status", "/proc/self/maps",
+		"/proc/self/stat", "/proc/mounts", "/proc/interrupts",
+		"/sys/kernel/uevent_seqnum",
+	};
+	char buf[8192], back[8192];
+	struct utsname u;
+	struct stat st;
+	int p[2], fd;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		slurp(files[i]);
+	walk("/sys", 0);
+	uname(&u);
+
+	memset(buf, 'w', sizeof(buf));
+	if (pipe(p) < 0)
+		return -1;
+	for (i = 1; i <= sizeof(buf); i = i * 3 + 1) {
+		if (write(p[1], buf, i) != (ssize_t)i ||
+		    read(p[0], back, i) != (ssize_t)i)
+			return -1;
+	}
+	close(p[0]);
+	close(p[1]);
+
+	mkdir("/tmp/cw", 0755);
+	fd = open("/tmp/cw/file", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	if (write(fd, buf, sizeof(buf)) != sizeof(buf) ||
+	    pread(fd, back, sizeof(back), 0) != sizeof(back) ||
+	    memcmp(buf, back, sizeof(buf))) {
+		close(fd);
+		return -1;
+	}
+	fstat(fd, &st);
+	close(fd);
+	if (rename("/tmp/cw/file", "/tmp/cw/moved") < 0 ||
+	    unlink("/tmp/cw/moved") < 0 || rmdir("/tmp/cw") < 0)
+		return -1;
+	return 0;
+}
+
+static int run_busybox(void)
+{
+	int status, timed_out;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl(BUSYBOX_PATH, "sh", "-c", busybox_script, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	status = reap(pid, CASE_TIMEOUT_MS, &timed_out);
+	if (status == -1 || timed_out)
+		return -1;
+	return status;
+}
+
+/* The workload runs in its own process: a false positive kills it, not us. */
+static void child_workload(int have_busybox)
+{
+	long end = now_ms() + WORKLOAD_MS;
+	int rounds = 0;
+
+	do {
+		if (c_workload_round() < 0)
+			_exit(5);
+		if (have_busybox) {
+			int st = run_busybox();
+
+			if (st == -1)
+				_exit(6);
+			if (WIFSIGNALED(st))
+				_exit(7);
+			if (WEXITSTATUS(st))
+				_exit(8);
+		}
+		rounds++;
+	} while (now_ms() < end);
+	_exit(0);
+}
+
+static int run_workload(int number)
+{
+	static const char name[] = "workload_no_false_positive";
+	struct observation o;
+	struct stat st;
+	int have_busybox = stat(BUSYBOX_PATH, &st) == 0;
+	int status, timed_out;
+	long start = now_ms();
+	pid_t pid;
+
+	emit("# %s: busybox %s", name, have_busybox ? "present" :
+	     "absent, C workload only");
+	kmsg_mark();
+	pid = fork();
+	if (pid == 0)
+		child_workload(have_busybox);
+	if (pid < 0) {
+		emit("not ok %d %s # fork: %s", number, name, strerror(errno));
+		return 0;
+	}
+	status = reap(pid, CASE_TIMEOUT_MS + WORKLOAD_MS, &timed_out);
+	observe(&o, status, timed_out);
+	if (!o.reason[0] && status != -1 && WIFEXITED(status) &&
+	    WEXITSTATUS(status)) {
+		snprintf(o.reason, sizeof(o.reason),
+			 "workload step %d failed", WEXITSTATUS(status));
+	}
+	report_lines(&o, name, status);
+	emit("# %s: %ld ms", name, now_ms() - start);
+	if (o.nlines) {
+		emit("not ok %d %s # usercopy report during legitimate work",
+		     number, name);
+		return 0;
+	}
+	if (kmsg_fd < 0) {
+		emit("not ok %d %s # cannot read the kernel log", number, name);
+		return 0;
+	}
+	if (o.reason[0] || strcmp(o.text, "survived")) {
+		emit("not ok %d %s # %s", number, name,
+		     o.reason[0] ? o.reason : o.text);
+		return 0;
+	}
+	emit("ok %d %s", number, name);
+	return 1;
+}
+
+/* An oops must kill only the child: make sure it does not panic. */
+static void no_panic_on_oops(void)
+{
+	char val[8] = "";
+	int fd = open("/proc/sys/kernel/panic_on_oops", O_RDWR);
+
+	if (fd < 0)
+		return;
+	if (read(fd, val, sizeof(val) - 1) > 0 && val[0] != '0') {
+		if (pwrite(fd, "0\n", 2, 0) == 2)
+			emit("# panic_on_oops was %c, set to 0", val[0]);
+		else
+			emit("# panic_on_oops is %c and cannot be cleared",
+			     val[0]);
+	}
+	close(fd);
+}
+
+static int load_module(void)
+{
+	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void power_off(void)
+{
+	sync();
+	reboot(RB_POWER_OFF);
+	/* No ACPI: with qemu -no-reboot a reboot ends the run too. */
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+int main(void)
+{
+	struct utsname u;
+	int passed = 0, number = 0, ret, kmsg_err;
+	unsigned int test;
+
+	setup_console();
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	kmsg_err = errno;
+
+	emit("KTAP version 1");
+	if (uname(&u) == 0)
+		emit("# uc_selftest: kernel %s %s %s", u.release, u.machine,
+		     u.version);
+	if (kmsg_fd < 0)
+		emit("# cannot read /dev/kmsg: %s", strerror(kmsg_err));
+	no_panic_on_oops();
+	ret = load_module();
+	if (ret < 0) {
+		emit("Bail out! cannot load %s: %s", MODULE_PATH,
+		     strerror(-ret));
+		power_off();
+	}
+	emit("1..%d", UC_NR_CASES + 1);
+
+	for (test = 0; test < UC_NR_CASES; test++)
+		passed += run_case(test, ++number);
+	passed += run_workload(++number);
+
+	emit("# totals: %d of %d observed", passed, number);
+	emit(DONE_MARKER);
+	power_off();
+	return 0;
+}
