@@ -30,25 +30,30 @@ version=$(sed -n 's/^version=//p' <<<"$info")
 branch=$(sed -n 's/^branch=//p' <<<"$info")
 state=$(sed -n 's/^state=//p' <<<"$info")
 
+treeid=$(printf %s "$tree" | sha256sum | cut -c1-8)
 case "$state" in
 none)
-	key="linux-$version-$(sed -n 's/^fingerprint=//p' <<<"$info")-$(printf %s "$tree" | sha256sum | cut -c1-8)"
+	# One hardened copy per pristine tree, at a stable path: when the
+	# series changes it is re-applied in place, so the out-of-tree build
+	# and ccache see the same paths and only rebuild what really changed.
+	fp=$(sed -n 's/^fingerprint=//p' <<<"$info")
+	key="linux-$version-$treeid"
 	src="$cache/work/$key"
 	mkdir -p "$cache/work"
 	# Two cells of one tree may start together: one applies, one waits.
 	exec 9>"$src.lock"
 	flock 9
-	if [ ! -f "$src.applied" ]; then
-		rm -rf "$src"
+	if [ "$(cat "$src.applied" 2>/dev/null)" != "$fp" ]; then
+		rm -rf "$src" "$src.applied"
 		python3 "$top/ci/uckit.py" apply "$tree" "$src"
-		touch "$src.applied"
+		echo "$fp" > "$src.applied"
 	fi
 	exec 9>&-
 	label="backport"
 	;;
 native|backport)
 	src=$tree
-	key="linux-$version-$(printf %s "$tree" | sha256sum | cut -c1-8)"
+	key="linux-$version-$treeid"
 	label=$state
 	;;
 *)
