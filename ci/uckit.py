@@ -45,6 +45,13 @@ def need_tool(tool, package):
                         "'apt-get install %s'" % (tool, package))
 
 
+def need_tools():
+    """Everything apply, export and audit run, checked up front."""
+    for tool, package in (("spatch", "coccinelle"), ("patch", "patch"),
+                          ("diff", "diffutils"), ("cp", "coreutils")):
+        need_tool(tool, package)
+
+
 # ---------------------------------------------------------------- manifests
 
 def read_manifest(path):
@@ -330,9 +337,14 @@ def cocci_header(path):
 
 
 def cocci_targets(tree, targets, name):
+    """Files a rule runs on; "?path" marks one an arch may lack."""
     files = []
     for pattern in targets:
+        optional = pattern.startswith("?")
+        pattern = pattern.lstrip("?")
         hits = sorted(glob.glob(os.path.join(tree, pattern)))
+        if not hits and optional:
+            continue
         if not hits:
             raise UserError("%s: target %s does not exist in this tree"
                             % (name, pattern))
@@ -345,12 +357,21 @@ def spatch(tree, cocci, mode):
     _, options, targets = cocci_header(cocci)
     name = os.path.basename(cocci)
     files = cocci_targets(tree, targets, name)
-    cmd = ["spatch", "--very-quiet", "--sp-file", cocci, "-D", mode] + \
-        options + files
-    r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise UserError("%s: spatch failed:\n%s" % (name, r.stderr.strip()))
-    return r.stdout, files
+    # Patch mode runs file by file: spatch shares inherited bindings
+    # between the files of one invocation, so a routine wanted in one
+    # header would be wired wherever its name appears.  Report mode needs
+    # them together (its finalize step judges the whole set).
+    groups = [[f] for f in files] if mode == "patch" else [files]
+    out = []
+    for group in groups:
+        cmd = ["spatch", "--very-quiet", "--sp-file", cocci, "-D", mode] + \
+            options + group
+        r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise UserError("%s: spatch failed:\n%s"
+                            % (name, r.stderr.strip()))
+        out.append(r.stdout)
+    return "".join(out), files
 
 
 def audit_lines(tree, cocci):
@@ -508,6 +529,16 @@ def audit(tree, steps=None):
             lines.append("audit: %s %s" % ("present" if present
                                             else "MISSING", step["item"]))
             ok = ok and present
+        elif step["kind"] == "patch" and step["group"] == "hardening":
+            # A hardening patch is in the tree if it reverse-applies.
+            with open(os.path.join(TOP, "patches", step["item"])) as f:
+                r = subprocess.run(["patch", "-p1", "-R", "--dry-run",
+                                    "--batch", "--silent", "-f"], cwd=tree,
+                                   stdin=f, capture_output=True)
+            present = r.returncode == 0
+            lines.append("audit: %s patches/%s" % (
+                "present" if present else "MISSING", step["item"]))
+            ok = ok and present
         elif step["kind"] == "cocci":
             got = audit_lines(tree, os.path.join(TOP, "cocci", step["item"]))
             if not got:
@@ -580,6 +611,7 @@ def check_out_dir(out):
 
 def build_hardened(kernel, out):
     """apply: hardened copy of KERNEL in out; returns (version, state, patches)."""
+    need_tools()
     out = check_out_dir(out)
     src, version, state = prepare(kernel)
     if state == "partial":
@@ -623,6 +655,7 @@ def cmd_apply(kernel, out):
 
 
 def cmd_export(kernel, out):
+    need_tools()
     out = check_out_dir(out)
     src, version, state = prepare(kernel)
     if state != "none":
@@ -659,6 +692,7 @@ def cmd_export(kernel, out):
 
 
 def cmd_audit(kernel):
+    need_tools()
     src = resolve(kernel)
     state = hardened_state(src)
     version = tree_version(src)

@@ -1,0 +1,298 @@
+/// Wire hardened usercopy into every architecture's uaccess routines: call
+/// check_object_size() on the kernel-side pointer before any data moves.
+///
+/// Mirrors upstream 5b710f34e194 ("x86/uaccess: Enable hardened usercopy",
+/// Linux 4.8) and the matching arm, arm64, powerpc, sparc, s390 and ia64
+/// commits of the same series: the routines they wired are in the table
+/// ARCHES below.
+///
+/// Routines declared plain "inline" become "__always_inline" (upstream did
+/// the same for x86's copy_{from,to}_user in 4.8), so constant sizes stay
+/// constant at the check and the x86 frame walker counts frames from the
+/// function that owns the buffer.
+///
+/// In patch mode every listed routine that is defined gets the call (after
+/// its declarations); in report mode each is printed as "wired" or
+/// "UNWIRED", a routine defined in none of its headers as "MISSING", and an
+/// architecture the tree does not have as "n/a".  apply fails on anything
+/// but wired and n/a, so a tree where a routine moved fails loudly.
+///
+/// ia64's copy_to_user() is a macro, out of reach of this rule: see
+/// patches/hardening/ia64-copy-to-user-check.patch.
+///
+// Confidence: High
+// Options: --no-includes --include-headers --smpl-spacing
+// Targets: arch/x86/include/asm/uaccess.h arch/x86/include/asm/uaccess_64.h arch/x86/include/asm/uaccess_32.h ?arch/arm/include/asm/uaccess.h ?arch/arm64/include/asm/uaccess.h ?arch/powerpc/include/asm/uaccess.h ?arch/sparc/include/asm/uaccess_32.h ?arch/sparc/include/asm/uaccess_64.h ?arch/s390/lib/uaccess.c ?arch/ia64/include/asm/uaccess.h
+
+virtual patch
+virtual report
+
+@initialize:python@
+@@
+# arch -> routine -> (the argument that is the kernel buffer, the files the
+# routine may be defined in).  "to" is the destination of a copy from user
+# space (an overwrite if wrong), "from" the source of a copy to user space
+# (an exposure).  Every definition found is wired; each routine must be
+# defined in at least one of its files.
+#
+# x86: 3.x defines copy_from_user() in uaccess_64.h and uaccess_32.h, 4.x
+# in uaccess.h; i386's copy_to_user() is out of line and reaches the wired
+# __copy_to_user_inatomic().
+# arm64: before 4.6 __copy_{from,to}_user() are the assembly routines
+# themselves, so only copy_{from,to}_user() can be wired (upstream wired the
+# inline wrappers it introduced later).
+# s390: the routines are out of line, in arch/s390/lib/uaccess.c (3.14+;
+# older s390 dispatches through a table of function pointers).
+# A third element marks a routine some trees implement in assembly, where
+# it cannot be wired: the audit reports it as a "gap" instead of failing.
+ASM = "assembly in this tree: only its inline callers are checked"
+MACRO = "a macro in this tree: see patches/hardening/ia64-copy-from-user-macro-check.patch"
+def hdr(arch, name):
+	return "arch/%s/include/asm/%s" % (arch, name)
+
+X86 = [hdr("x86", "uaccess.h"), hdr("x86", "uaccess_64.h"),
+       hdr("x86", "uaccess_32.h")]
+ARCHES = {
+	"x86": {
+		"copy_from_user": ("to", X86),
+		"copy_to_user": ("from", X86[:2]),
+		"__copy_from_user_nocheck": ("to", [hdr("x86", "uaccess_64.h")]),
+		"__copy_to_user_nocheck": ("from", [hdr("x86", "uaccess_64.h")]),
+		"__copy_from_user": ("to", [hdr("x86", "uaccess_32.h")]),
+		"__copy_to_user_inatomic": ("from", [hdr("x86", "uaccess_32.h")]),
+	},
+	"arm": {
+		"__copy_from_user": ("to", [hdr("arm", "uaccess.h")], ASM),
+		"__copy_to_user": ("from", [hdr("arm", "uaccess.h")], ASM),
+		"copy_from_user": ("to", [hdr("arm", "uaccess.h")]),
+		"copy_to_user": ("from", [hdr("arm", "uaccess.h")]),
+	},
+	"arm64": {
+		"__copy_from_user": ("to", [hdr("arm64", "uaccess.h")], ASM),
+		"__copy_to_user": ("from", [hdr("arm64", "uaccess.h")], ASM),
+		"copy_from_user": ("to", [hdr("arm64", "uaccess.h")]),
+		"copy_to_user": ("from", [hdr("arm64", "uaccess.h")]),
+	},
+	"powerpc": {
+		"copy_from_user": ("to", [hdr("powerpc", "uaccess.h")]),
+		"copy_to_user": ("from", [hdr("powerpc", "uaccess.h")]),
+		"__copy_from_user_inatomic": ("to", [hdr("powerpc", "uaccess.h")]),
+		"__copy_to_user_inatomic": ("from", [hdr("powerpc", "uaccess.h")]),
+	},
+	"sparc": {
+		"copy_from_user": ("to", [hdr("sparc", "uaccess_32.h"),
+					  hdr("sparc", "uaccess_64.h")]),
+		"copy_to_user": ("from", [hdr("sparc", "uaccess_32.h"),
+					  hdr("sparc", "uaccess_64.h")]),
+		"__copy_to_user": ("from", [hdr("sparc", "uaccess_32.h")]),
+	},
+	"s390": {
+		"__copy_from_user": ("to", ["arch/s390/lib/uaccess.c"]),
+		"__copy_to_user": ("from", ["arch/s390/lib/uaccess.c"]),
+	},
+	"ia64": {
+		"__copy_from_user": ("to", [hdr("ia64", "uaccess.h")]),
+		"__copy_to_user": ("from", [hdr("ia64", "uaccess.h")]),
+		"copy_from_user": ("to", [hdr("ia64", "uaccess.h")], MACRO),
+	},
+}
+seen_files = set()
+wired = {}	# (file, function) -> line of its check_object_size() call
+defined = {}	# (file, routine) -> line, for every listed routine found
+
+def wanted(p, f, side):
+	seen_files.add(p[0].file)
+	for table in ARCHES.values():
+		w = table.get(f)
+		if w is not None and w[0] == side and p[0].file in w[1]:
+			return True
+	return False
+
+// Calls already there (upstream's own, an earlier run's, a vendor's): a
+// routine that has one is left alone, and counts as wired in the audit.
+// A plain call match, unlike a match on the whole body, also sees through
+// an #ifdef at the top of the body (arm's __copy_to_user()).
+@existing@
+position c;
+@@
+check_object_size@c(...)
+
+@script:python depends on existing@
+c << existing.c;
+@@
+wired[(c[0].file, c[0].current_element)] = c[0].line
+
+// ---- copies from user space: the first argument is the kernel buffer ----
+
+@from_cand@
+identifier f, dst, src, n;
+type T1, T2, T3;
+position p;
+@@
+f@p(T1 dst, T2 src, T3 n) { ... }
+
+@script:python depends on from_cand@
+f << from_cand.f;
+p << from_cand.p;
+@@
+if not wanted(p, f, "to"):
+	cocci.include_match(False)
+else:
+	defined[(p[0].file, f)] = p[0].line
+	if (p[0].file, f) in wired:
+		cocci.include_match(False)
+
+// Wired routines must be inlined into their callers, as upstream made
+// them in 4.8: a compile-time constant size then stays constant at
+// check_object_size() (and is skipped), and the frame walker counts frames
+// from the function that owns the buffer.
+@from_inline depends on patch@
+identifier from_cand.f;
+@@
+- inline
++ __always_inline
+  f(...) { ... }
+
+// The call goes after the declarations, else first thing in the body.
+@from_decls depends on patch@
+identifier from_cand.f, from_cand.dst, from_cand.src, from_cand.n;
+type T1, T2, T3;
+statement S;
+declaration D;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
+... when any
+    when != S
+D
++
++	check_object_size(dst, n, false);
+S
+...
+}
+
+@from_nodecls depends on patch@
+identifier from_cand.f, from_cand.dst, from_cand.src, from_cand.n;
+type T1, T2, T3;
+statement S;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
++	check_object_size(dst, n, false);
+S
+...
+}
+
+// Bodies neither form fits (an #ifdef first): the call goes first.
+@from_first depends on patch@
+identifier from_cand.f, from_cand.dst, from_cand.src, from_cand.n;
+type T1, T2, T3;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
++	check_object_size(dst, n, false);
+... when != check_object_size(dst, n, false)
+}
+
+// ---- copies to user space: the second argument is the kernel buffer ----
+
+@to_cand@
+identifier f, dst, src, n;
+type T1, T2, T3;
+position p;
+@@
+f@p(T1 dst, T2 src, T3 n) { ... }
+
+@script:python depends on to_cand@
+f << to_cand.f;
+p << to_cand.p;
+@@
+if not wanted(p, f, "from"):
+	cocci.include_match(False)
+else:
+	defined[(p[0].file, f)] = p[0].line
+	if (p[0].file, f) in wired:
+		cocci.include_match(False)
+
+// Wired routines must be inlined into their callers, as upstream made
+// them in 4.8: a compile-time constant size then stays constant at
+// check_object_size() (and is skipped), and the frame walker counts frames
+// from the function that owns the buffer.
+@to_inline depends on patch@
+identifier to_cand.f;
+@@
+- inline
++ __always_inline
+  f(...) { ... }
+
+// The call goes after the declarations, else first thing in the body.
+@to_decls depends on patch@
+identifier to_cand.f, to_cand.dst, to_cand.src, to_cand.n;
+type T1, T2, T3;
+statement S;
+declaration D;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
+... when any
+    when != S
+D
++
++	check_object_size(src, n, true);
+S
+...
+}
+
+@to_nodecls depends on patch@
+identifier to_cand.f, to_cand.dst, to_cand.src, to_cand.n;
+type T1, T2, T3;
+statement S;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
++	check_object_size(src, n, true);
+S
+...
+}
+
+// Bodies neither form fits (an #ifdef first): the call goes first.
+@to_first depends on patch@
+identifier to_cand.f, to_cand.dst, to_cand.src, to_cand.n;
+type T1, T2, T3;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
++	check_object_size(src, n, true);
+... when != check_object_size(src, n, true)
+}
+
+// ---- report mode: the wiring audit ----
+
+@finalize:python depends on report@
+@@
+for arch in sorted(ARCHES):
+	table = ARCHES[arch]
+	files = set(x for w in table.values() for x in w[1])
+	if not files & seen_files:
+		print("audit: n/a %s (none of %s in this tree)"
+		      % (arch, " ".join(sorted(files))))
+		continue
+	for f in sorted(table):
+		where = table[f][1]
+		hits = sorted(k for k in defined if k[1] == f and k[0] in where)
+		if not hits and len(table[f]) > 2:
+			print("audit: gap %s %s (%s)" % (arch, f, table[f][2]))
+		elif not hits:
+			print("audit: MISSING %s %s (not defined in %s)"
+			      % (arch, f, " or ".join(where)))
+		for key in hits:
+			if key in wired:
+				print("audit: wired %s:%s %s" % (key[0], wired[key], f))
+			else:
+				print("audit: UNWIRED %s %s" % key)
