@@ -11,9 +11,11 @@ OUT      ?=
 PY := python3
 DEBS := coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev \
 	cpio busybox-static ccache qemu-system-x86 gcc-i686-linux-gnu \
-	libc6-dev-i386-cross linux-source-6.1 shellcheck xz-utils python3
+	libc6-dev-i386-cross linux-source-6.1 shellcheck xz-utils python3 \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
+	util-linux kmod
 
-.PHONY: help deps apply export audit boot-test run check lint
+.PHONY: help deps apply export audit boot-test run matrix bench check lint
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -37,6 +39,12 @@ boot-test: ## build KERNEL for ARCH/ALLOC/HARDENED, boot it in QEMU, run the sui
 
 run: ## the main job on KERNEL (default: debian): apply, build, boot, summary
 	@bash ci/run.sh '$(KERNEL)' '$(ARCH)'
+
+matrix: ## the support matrix from the boot-test results recorded so far
+	@bash ci/matrix.sh
+
+bench: ## instructions per stat() and pipe write+read, hardened vs off (QEMU -icount)
+	@bash ci/bench.sh '$(KERNEL)' '$(ARCH)' '$(ALLOC)'
 
 check: ## the tests (unit, semantic patch, real trees in the cache, boots)
 	@bash tests/run.sh

@@ -50,7 +50,8 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 kmake() {
 	make -s -C "$src" O="$build" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
 		CC="$cc" HOSTCC=gcc KBUILD_BUILD_USER=uc KBUILD_BUILD_HOST=usercopy-backports \
-		KBUILD_BUILD_TIMESTAMP="$(date -u -d @0)" "$@" ${ARCH_MAKE_FLAGS:+$ARCH_MAKE_FLAGS}
+		KBUILD_BUILD_TIMESTAMP="$(date -u -d @0)" \
+		${ARCH_KCFLAGS:+KCFLAGS="$ARCH_KCFLAGS"} "$@"
 }
 
 frags=("$top/ci/configs/base.config" "$top/ci/configs/$arch.config"
@@ -82,8 +83,15 @@ else
 fi
 
 # Every symbol the fragments ask for and the tree defines must be set so.
-defined=$(grep -rhoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' \
-	--include='Kconfig*' "$src" | awk '{print $2}' | sort -u)
+# A later fragment overrides an earlier one (the arch fragment may turn off
+# what base asks for), so only the last request for a symbol counts.
+# "Defined" means in a Kconfig this arch reads: other arches' Kconfig files
+# are left out (EARLY_PRINTK exists for x86 only, say).
+case "$KARCH" in x86_64|i386) srcarch=x86 ;; *) srcarch=$KARCH ;; esac
+defined=$(find "$src" -path "$src/arch" -prune -o -name 'Kconfig*' -print \
+		| cat - <(find "$src/arch/Kconfig" "$src/arch/$srcarch" -name 'Kconfig*') \
+		| xargs grep -hoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' \
+		| awk '{print $2}' | sort -u)
 bad=0
 while read -r line; do
 	case "$line" in
@@ -100,7 +108,11 @@ while read -r line; do
 	"") [ "$want" = n ] || { echo "kbuild: $sym=$want requested, Kconfig dropped it (dependencies unmet)" >&2; bad=1; } ;;
 	*) echo "kbuild: $sym: requested $want, got ${got#*=}" >&2; bad=1 ;;
 	esac
-done < "$build/uc-fragments.config"
+done < <(tac "$build/uc-fragments.config" | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set/ { s = $2 }
+	s != "" && !seen[s]++ { print }
+	{ s = "" }' | tac)
 [ "$bad" = 0 ] || die "configuration does not match the fragments (see above)"
 
 start=$(date +%s)
