@@ -80,14 +80,25 @@ static int uc_check(unsigned long left)
 	return left ? -EFAULT : 0;
 }
 
+/*
+ * The overrun is measured from the object's real size: kmalloc(64) comes
+ * from a 128-byte cache where the minimum alignment is 128 (arm64), and 80
+ * bytes would still fit.
+ */
+static unsigned long uc_overrun_len(const void *obj)
+{
+	return uc_size(ksize(obj) + UC_SLAB_OVERRUN);
+}
+
 static int uc_slab_overflow_to_user(struct uc_ctx *c)
 {
 	char *obj = uc_ptr(kmalloc(UC_SLAB_SIZE, GFP_KERNEL));
-	unsigned long n = uc_size(UC_SLAB_SIZE + UC_SLAB_OVERRUN);
+	unsigned long n;
 	int ret;
 
 	if (!obj)
 		return -ENOMEM;
+	n = uc_overrun_len(obj);
 	memset(obj, 'A', UC_SLAB_SIZE);
 	ret = uc_ignore(copy_to_user(c->ubuf, obj, n));
 	kfree(obj);
@@ -102,11 +113,15 @@ static int uc_slab_overflow_to_user(struct uc_ctx *c)
 static int uc_slab_overflow_from_user(struct uc_ctx *c)
 {
 	char *obj = uc_ptr(kmalloc(UC_SLAB_SIZE, GFP_KERNEL));
-	char *snap = kmalloc(2 * UC_SLAB_SIZE, GFP_KERNEL);
-	unsigned long n = uc_size(UC_SLAB_SIZE + UC_SLAB_OVERRUN);
+	char *snap = NULL;
+	unsigned long n;
 	int ret = -ENOMEM;
 
-	if (!obj || !snap)
+	if (!obj)
+		goto out;
+	n = uc_overrun_len(obj);
+	snap = kmalloc(n, GFP_KERNEL);
+	if (!snap)
 		goto out;
 	memcpy(snap, obj, n);
 	ret = -EFAULT;

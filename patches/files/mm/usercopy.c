@@ -132,12 +132,20 @@ static const char *check_heap_object(const void *ptr, unsigned long n,
 	return check_page_span(ptr, n, page, to_user);
 }
 
-/* Kernel text, and its alias in the linear map where it has one. */
+/*
+ * Kernel text, and its alias in the linear map where it has one.  Some
+ * arches (arm64 before 4.5) put .rodata before _etext: text then ends
+ * where rodata starts, or every copy of a constant string would be refused.
+ */
 static const char *check_kernel_text_object(const void *ptr, unsigned long n)
 {
 	unsigned long low = (unsigned long)_stext;
 	unsigned long high = (unsigned long)_etext;
+	unsigned long rodata = (unsigned long)__start_rodata;
 	unsigned long low_alias, high_alias;
+
+	if (rodata > low && rodata < high)
+		high = rodata;
 
 	if (overlaps(ptr, n, low, high))
 		return "<kernel text>";
