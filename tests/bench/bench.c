@@ -6,10 +6,11 @@
  * advances one nanosecond per instruction, so nanoseconds per call read as
  * instructions per call and do not depend on the host's load.
  *
- * stat() copies a struct stat to user space (one checked copy_to_user);
- * a 64-byte pipe write plus read moves data through copy_page_from_iter /
- * copy_page_to_iter, which are not checked on 4.x (upstream wires only
- * copy_{to,from}_user and friends), so it is the control.
+ * stat() copies a struct stat to user space with a constant size (not
+ * checked at run time) but also copies the path name in; a 64-byte pipe
+ * write plus read moves the data with run-time sizes through the iov_iter
+ * helpers, which reach the checked copy routines in 4.x (newer kernels
+ * copy page data without the check).  getppid() is the no-copy baseline.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
