@@ -66,6 +66,11 @@ results=${RESULTS:-$cache/results}/$cell
 mkdir -p "$results"
 
 echo "boot-test: Linux $version ($label) ARCH=$arch ALLOC=$alloc HARDENED=$hardened"
+# One build at a time per build directory (a bench and a boot test of the
+# same cell, say); the lock is released when this script exits.
+mkdir -p "$cache/build"
+exec 8>"$build.lock"
+flock 8
 t0=$(date +%s)
 bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
 	--alloc "$alloc" --hardened "$hardened"
