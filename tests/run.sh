@@ -118,7 +118,7 @@ fi
 if want boot; then
 	echo "# boot: QEMU boot tests with the in-guest suite"
 	# Every cached tree with a series: SLUB and SLAB hardened plus the
-	# unhardened control on x86_64; arm64 for 4.4; Debian's 6.1 (native,
+	# unhardened control on x86_64; i386 and arm64 for 4.4; Debian's 6.1 (native,
 	# the oracle) hardened and control.  Cells already built are only
 	# re-checked (make finds nothing to do); a cell that would start after
 	# UC_BOOT_BUDGET seconds (default 2700) of boot testing is skipped
@@ -145,6 +145,11 @@ if want boot; then
 			cells+=("$v x86_64 slub y" "$v x86_64 slab y" "$v x86_64 slub n")
 		done
 		if [ -f "$cache/trees/linux-4.4.220/Makefile" ]; then
+			if command -v i686-linux-gnu-gcc >/dev/null; then
+				cells+=("4.4.220 i386 slub y")
+			else
+				skip "boot-test 4.4.220 i386" "apt-get install gcc-i686-linux-gnu libc6-dev-i386-cross"
+			fi
 			if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-system-aarch64 >/dev/null; then
 				cells+=("4.4.220 arm64 slub y")
 			else
