@@ -7,6 +7,8 @@ ARCH     ?= x86_64
 ALLOC    ?= slub
 HARDENED ?= y
 OUT      ?=
+FORMAT   ?= deb
+CONFIG   ?=
 
 PY := python3
 DEBS := coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev \
@@ -14,12 +16,14 @@ DEBS := coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev \
 	libc6-dev-i386-cross linux-source-6.1 shellcheck xz-utils python3 \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
 	util-linux kmod
+PKG_DEBS := rpm rpmlint lintian createrepo-c dnf apt-utils mmdebstrap \
+	debhelper dpkg-dev
 
-.PHONY: help deps apply export audit boot-test run matrix bench check lint
+.PHONY: help deps deps-package apply export audit boot-test run package package-test matrix bench check lint
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
-		awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+		awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 deps: ## install what the toolkit needs from Debian's archive (root)
 	apt-get update -qq
@@ -39,6 +43,16 @@ boot-test: ## build KERNEL for ARCH/ALLOC/HARDENED, boot it in QEMU, run the sui
 
 run: ## the main job on KERNEL (default: debian): apply, build, boot, summary
 	@bash ci/run.sh '$(KERNEL)' '$(ARCH)'
+
+package: ## distro packages of KERNEL: ARCH= FORMAT=deb|rpm OUT=DIR [CONFIG=.config]
+	@bash ci/package.sh '$(KERNEL)' '$(ARCH)' '$(FORMAT)' '$(OUT)' '$(CONFIG)'
+
+package-test: ## build, lint, install (apt/dnf), upgrade, boot and remove the packages
+	@bash tests/package-test.sh --format '$(FORMAT)'
+
+deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) $(PKG_DEBS) >/dev/null
 
 matrix: ## the support matrix from the boot-test results recorded so far
 	@bash ci/matrix.sh

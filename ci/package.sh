@@ -1,0 +1,332 @@
+#!/bin/bash
+# Build distro packages of a hardened kernel: a Debian source package and
+# its .deb, or an SRPM and its .rpm.
+#
+#   ci/package.sh KERNEL ARCH FORMAT OUT [CONFIG]
+#
+# KERNEL  as everywhere (4.4.220, 4.4, a tree, a tarball, debian)
+# ARCH    x86_64
+# FORMAT  deb | rpm
+# OUT     directory for the results (created; earlier results of the same
+#         kernel and format in it are replaced)
+# CONFIG  a full .config to start from (a distro config); default: the
+#         minimal test config (tinyconfig + ci/configs/ fragments)
+#
+# The packages carry the pristine upstream tarball plus the exported quilt
+# series (debian/patches, or Patch lines in the spec) and the resolved
+# config; the kernel is built from them by dpkg-buildpackage or rpmbuild,
+# never by the kernel's own deb-pkg/rpm-pkg targets.  The config is
+# packaging/config/*.config and ci/configs/hardened.config merged over the
+# base, then olddefconfig; a symbol the fragments set that comes out
+# otherwise is an error, CONFIG_HARDENED_USERCOPY=y above all.  A tree with
+# the feature natively (KERNEL=debian) is packaged as it is.
+#
+# Environment: UC_PKG_REVISION (default 1): the package revision N, giving
+# version UPSTREAM-1ucN (so N+1 upgrades N); DEBEMAIL/DEBFULLNAME (default:
+# the project's address); UC_JOBS (default: nproc); UC_PKG_CONFIG_ONLY=1:
+# stop after resolving and checking the config (OUT/config-KVER).
+#
+# Results in OUT: the packages, OUT/package.env (what was built, where
+# the kernel build tree is, for tests that build modules against it).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+die() { echo "package: error: $*" >&2; exit 1; }
+log() { echo "package: $*" >&2; }
+
+if [ $# -lt 4 ] || [ $# -gt 5 ]; then
+	die "usage: ci/package.sh KERNEL ARCH FORMAT OUT [CONFIG]"
+fi
+kernel=$1 arch=$2 format=$3 out=$4 config=${5:-}
+
+case "$arch" in
+x86_64) karch=x86_64 rpmarch=x86_64 ;;
+*) die "ARCH=$arch is not packaged yet (supported: x86_64)" ;;
+esac
+case "$format" in
+deb) need=(dpkg-buildpackage:dpkg-dev dh:debhelper) ;;
+rpm) need=(rpmbuild:rpm) ;;
+*) die "FORMAT must be deb or rpm, not '$format'" ;;
+esac
+for t in "${need[@]}" quilt:quilt gcc:gcc make:make bc:bc flex:flex bison:bison; do
+	command -v "${t%%:*}" >/dev/null ||
+		die "${t%%:*} not found: apt-get install ${t#*:}"
+done
+if [ -n "$config" ]; then
+	[ -f "$config" ] || die "CONFIG $config is not a file"
+	config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
+fi
+rev=${UC_PKG_REVISION:-1}
+case "$rev" in
+'' | *[!0-9]*) die "UC_PKG_REVISION must be a number, not '$rev'" ;;
+esac
+jobs=${UC_JOBS:-$(nproc)}
+export DEBEMAIL=${DEBEMAIL:-usercopy-backports@users.noreply.invalid}
+export DEBFULLNAME=${DEBFULLNAME:-usercopy-backports}
+maintainer="$DEBFULLNAME <$DEBEMAIL>"
+
+# Our make variables (KERNEL=, OUT=...) must not reach the kernel's make.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+
+info=$(python3 "$top/ci/uckit.py" info "$kernel") || exit 1
+tree=$(sed -n 's/^tree=//p' <<<"$info")
+upstream=$(sed -n 's/^version=//p' <<<"$info")
+branch=$(sed -n 's/^branch=//p' <<<"$info")
+state=$(sed -n 's/^state=//p' <<<"$info")
+kver=$upstream-hardened
+version=$upstream-1uc$rev
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$out/work
+rm -rf "$work"
+mkdir -p "$work"
+
+if [ -x /usr/lib/ccache/gcc ]; then
+	export PATH=/usr/lib/ccache:$PATH
+	# Paths under OUT hash the same whatever OUT is.
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$out}
+else
+	log "ccache not installed (apt-get install ccache): building without it"
+fi
+
+# --- the series ---------------------------------------------------------------
+npatches=0
+case "$state" in
+none)
+	python3 "$top/ci/uckit.py" export "$tree" "$work/series" >&2
+	npatches=$(grep -c '^[^#]' "$work/series/series")
+	origin="Hardened usercopy backported by usercopy-backports (series/$branch, $npatches patches)."
+	;;
+native)
+	origin="CONFIG_HARDENED_USERCOPY is native in this tree: packaged unpatched, the option enabled."
+	;;
+backport)
+	origin="The tree was already hardened (usercopy-backports apply): packaged as it is."
+	;;
+*)
+	die "tree $tree is partially hardened (state=$state): start from a pristine tree"
+	;;
+esac
+
+# Patches in series order, one a line, relative to the series directory.
+series_patches() {
+	[ "$npatches" -gt 0 ] || return 0
+	grep '^[^#]' "$work/series/series" | awk '{print $1}'
+}
+
+# --- the upstream tarball -------------------------------------------------------
+# Reproducible: sorted names, no owners, fixed times, gzip without a name.
+tarball=$out/linux-$upstream.tar.gz
+t0=$(date +%s)
+if [ ! -f "$tarball" ] || [ ! -f "$tarball.tree" ] ||
+	[ "$(cat "$tarball.tree")" != "$tree" ]; then
+	log "tarball linux-$upstream.tar.gz from $tree"
+	rm -f "$tarball" "$tarball.tree"
+	tar -C "$(dirname "$tree")" --sort=name --owner=0 --group=0 \
+		--numeric-owner --mtime=@0 \
+		--transform="s,^$(basename "$tree"),linux-$upstream," \
+		-cf - "$(basename "$tree")" | gzip -n >"$tarball.tmp"
+	mv "$tarball.tmp" "$tarball"
+	echo "$tree" >"$tarball.tree"
+fi
+
+unpack() {
+	mkdir -p "$1"
+	tar -C "$1" --strip-components=1 -xzf "$tarball"
+}
+
+# patched_tree DIR: the tarball unpacked in DIR with the series applied.
+patched_tree() {
+	local p
+	unpack "$1"
+	while read -r p; do
+		(cd "$1" && patch -p1 -s --no-backup-if-mismatch <"$work/series/$p") ||
+			die "patch $p does not apply"
+	done < <(series_patches)
+}
+
+# --- the config -------------------------------------------------------------------
+# resolve_config SRC: writes $work/config from the base and the fragments,
+# run through olddefconfig against the (patched) tree SRC, and checks it.
+resolve_config() {
+	local src=$1 cb=$work/config-build frags f line sym want got bad=0 defined
+	mkdir -p "$cb"
+	cmake() {
+		make -s -C "$src" O="$cb" ARCH="$karch" LOCALVERSION= "$@"
+	}
+	if [ -z "$config" ]; then
+		if grep -q '^tinyconfig:' "$src/scripts/kconfig/Makefile"; then
+			cmake tinyconfig >/dev/null
+		else
+			cmake allnoconfig >/dev/null
+		fi
+		frags=("$top/ci/configs/base.config" "$top/ci/configs/$arch.config"
+			"$top/ci/configs/slub.config")
+	else
+		cp "$config" "$cb/.config"
+		frags=("$top/packaging/config/distro.config")
+	fi
+	frags+=("$top/ci/configs/hardened.config" "$top/packaging/config/package.config")
+	for f in "${frags[@]}"; do
+		[ -f "$f" ] || die "config fragment $f is missing"
+	done
+	cat "${frags[@]}" >"$cb/uc-fragments.config"
+	(cd "$cb" && "$src/scripts/kconfig/merge_config.sh" -m -O "$cb" \
+		"$cb/.config" "$cb/uc-fragments.config" >/dev/null)
+	cmake olddefconfig >/dev/null
+
+	defined=$(grep -rhoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' \
+		--include='Kconfig*' "$src" | awk '{print $2}' | sort -u)
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=*) sym=${line%%=*} want=${line#*=} ;;
+		"# CONFIG_"*" is not set") sym=${line#\# } sym=${sym%% *} want=n ;;
+		*) continue ;;
+		esac
+		grep -qx "${sym#CONFIG_}" <<<"$defined" || continue
+		got=$(grep -E "^$sym=|^# $sym is not set" "$cb/.config" | head -n1)
+		case "$got" in
+		"$sym=$want") ;;
+		"# $sym is not set" | "") [ "$want" = n ] || [ "$want" = '""' ] || {
+			log "$sym=$want requested, Kconfig dropped it"; bad=1; } ;;
+		*) log "$sym: requested $want, got ${got#*=}"; bad=1 ;;
+		esac
+	done <"$cb/uc-fragments.config"
+	grep -qx 'CONFIG_HARDENED_USERCOPY=y' "$cb/.config" || {
+		log "CONFIG_HARDENED_USERCOPY=y is not in the resolved config"; bad=1; }
+	[ "$bad" = 0 ] || die "the resolved config does not match the fragments (see above)"
+	got=$(cmake kernelrelease | tail -n1)
+	[ "$got" = "$kver" ] || die "kernel release is '$got', expected '$kver'"
+	cp "$cb/.config" "$work/config"
+	rm -rf "$cb"
+	log "config: ${config:-minimal test config} + fragments, CONFIG_HARDENED_USERCOPY=y, release $kver"
+}
+
+# subst FILE: the template placeholders filled in, on stdout.
+subst() {
+	sed -e "s|@KVER@|$kver|g" -e "s|@UPSTREAM@|$upstream|g" \
+		-e "s|@VERSION@|$version|g" -e "s|@DEBVERSION@|$version|g" \
+		-e "s|@MAINTAINER@|$maintainer|g" -e "s|@DATE@|$date|g" \
+		-e "s|@ORIGIN@|$origin|g" -e "s|@RELEASE@|1uc$rev|g" \
+		-e "s|@RPMDATE@|$rpmdate|g" "$1"
+}
+if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+	date=$(date -R -u -d "@$SOURCE_DATE_EPOCH")
+	rpmdate=$(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a %b %d %Y')
+else
+	date=$(date -R)
+	rpmdate=$(LC_ALL=C date '+%a %b %d %Y')
+fi
+
+# --- deb ------------------------------------------------------------------------------
+build_deb() {
+	local src=$out/linux-hardened-$upstream f
+	rm -rf "$src" "$out"/linux-hardened_"$upstream"* \
+		"$out"/linux-image-"$kver"_*
+	unpack "$src"
+	ln "$tarball" "$out/linux-hardened_$upstream.orig.tar.gz"
+	cp -r "$top/packaging/deb/debian" "$src/debian"
+	for f in control changelog postinst prerm postrm; do
+		subst "$src/debian/$f.in" >"$src/debian/$f"
+		rm "$src/debian/$f.in"
+	done
+	if [ "$npatches" -gt 0 ]; then
+		mkdir -p "$src/debian/patches"
+		cp -r "$work/series/." "$src/debian/patches/"
+		# dpkg-source applies them, recording what it did in .pc/
+		dpkg-source --before-build "$src" >&2
+	fi
+	resolve_config "$src"
+	cp "$work/config" "$src/debian/kernel.config"
+
+	log "dpkg-buildpackage (source and binary) in $src"
+	t1=$(date +%s)
+	(cd "$src" && DEB_BUILD_OPTIONS="parallel=$jobs" \
+		dpkg-buildpackage -us -uc -d >"$work/build.log" 2>&1) || {
+		tail -n 40 "$work/build.log" >&2
+		die "dpkg-buildpackage failed (full log: $work/build.log)"
+	}
+	# dpkg-source unapplied the series after the build; the tree stays
+	# beside its build directory for module builds, so patch it again.
+	if [ "$npatches" -gt 0 ]; then
+		dpkg-source --before-build "$src" >/dev/null
+	fi
+	kbuild=$src/debian/build
+	results=$(cd "$out" && ls linux-hardened_"$version"* \
+		linux-hardened_"$upstream".orig.tar.gz linux-image-"$kver"_*.deb)
+}
+
+# --- rpm ------------------------------------------------------------------------------
+build_rpm() {
+	local topdir=$out/rpmbuild src=$work/config-src spec p n=0 patchlines=""
+	rm -rf "$topdir" "$out"/kernel-hardened-"$upstream"-*.rpm
+	mkdir -p "$topdir/SOURCES" "$topdir/SPECS"
+	while read -r p; do
+		n=$((n + 1))
+		cp "$work/series/$p" "$topdir/SOURCES/"
+		patchlines+="Patch$n:"$'\t'"$(basename "$p")"$'\n'
+	done < <(series_patches)
+	patched_tree "$src"
+	resolve_config "$src"
+	rm -rf "$src"
+	ln "$tarball" "$topdir/SOURCES/linux-$upstream.tar.gz"
+	cp "$work/config" "$topdir/SOURCES/config-$kver"
+	spec=$topdir/SPECS/kernel-hardened.spec
+	{
+		subst "$top/packaging/rpm/kernel-hardened.spec.in" |
+			sed -n '1,/^@PATCHES@$/p' | sed '$d'
+		printf '%s' "$patchlines"
+		subst "$top/packaging/rpm/kernel-hardened.spec.in" |
+			sed -n '/^@PATCHES@$/,$p' | sed '1d'
+	} >"$spec"
+
+	log "rpmbuild -ba in $topdir"
+	t1=$(date +%s)
+	# --nodeps: BuildRequires name Fedora packages, not in this rpm database.
+	# --noclean: keep BUILD/ (the patched tree and build dir) for modules.
+	rpmbuild -ba --nodeps --noclean --target "$rpmarch" \
+		--define "_topdir $topdir" --define "_smp_mflags -j$jobs" \
+		"$spec" >"$work/build.log" 2>&1 || {
+		tail -n 40 "$work/build.log" >&2
+		die "rpmbuild failed (full log: $work/build.log)"
+	}
+	for p in "$topdir"/SRPMS/*.rpm "$topdir"/RPMS/*/*.rpm; do
+		ln "$p" "$out/"
+	done
+	kbuild=$topdir/BUILD/linux-$upstream/build
+	results=$(cd "$out" && ls kernel-hardened-"$upstream"-*.rpm)
+}
+
+# UC_PKG_CONFIG_ONLY=1: resolve and check the config, build nothing.
+if [ "${UC_PKG_CONFIG_ONLY:-0}" = 1 ]; then
+	patched_tree "$work/config-src"
+	resolve_config "$work/config-src"
+	rm -rf "$work/config-src"
+	cp "$work/config" "$out/config-$kver"
+	log "config only: $out/config-$kver"
+	exit 0
+fi
+
+"build_$format"
+t2=$(date +%s)
+{
+	echo "kernel=$upstream"
+	echo "kver=$kver"
+	echo "version=$version"
+	echo "state=$state"
+	echo "arch=$arch"
+	echo "format=$format"
+	echo "config=${config:-minimal}"
+	echo "patches=$npatches"
+	echo "kbuild=$kbuild"
+	echo "image=$kbuild/arch/x86/boot/bzImage"
+	echo "build_s=$((t2 - t1))"
+	echo "total_s=$((t2 - t0))"
+	echo "files=$(echo "$results" | tr '\n' ' ' | sed 's/ $//')"
+} >"$out/package.env"
+log "Linux $upstream ($state) $format $arch, version $version, build $((t2 - t1)) s, all $((t2 - t0)) s:"
+while read -r f; do
+	log "  $out/$f"
+done <<<"$results"
