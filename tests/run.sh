@@ -1,7 +1,7 @@
 #!/bin/bash
 # The test suite: `make check`.
 #
-#   tests/run.sh [--only unit|cocci|lint|trees|boot]
+#   tests/run.sh [--only unit|cocci|lint|trees|boot|packages]
 #
 # unit and cocci always run; lint needs checkpatch.pl (from Debian's
 # linux-source-6.1) and shellcheck; trees and boot run for every kernel in
@@ -40,6 +40,7 @@ ktap() {
 	local line
 	while IFS= read -r line; do
 		case "$line" in
+		"ok "*"# SKIP"*) skipped=$((skipped + 1)); echo "$line" ;;
 		"ok "*) passed=$((passed + 1)); echo "$line" ;;
 		"not ok "*) failed=$((failed + 1)); echo "$line" ;;
 		*) echo "$line" ;;
@@ -170,6 +171,19 @@ if want boot; then
 		fi
 		check "boot-test $k $a $al hardened=$h" bash "$top/ci/boot-test.sh" "$k" "$a" "$al" "$h"
 	done
+fi
+
+if want packages; then
+	echo "# packages: .deb and .rpm of 4.4.220 x86_64: build, lint, install, upgrade, boot, removal"
+	if [ "${UC_PACKAGES:-1}" = 0 ]; then
+		skip "package tests" "UC_PACKAGES=0"
+	elif [ ! -f "$cache/trees/linux-4.4.220/Makefile" ]; then
+		skip "package tests" "linux-4.4.220 is not in the kernel cache"
+	else
+		for format in deb rpm; do
+			ktap < <(bash "$top/tests/package-test.sh" --format "$format" 2>&1)
+		done
+	fi
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
