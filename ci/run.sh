@@ -56,7 +56,7 @@ for cell in "${cells[@]}"; do
 done
 
 echo
-echo "== summary: Linux $version ($state) on $arch"
+echo "== summary: Linux $version ($([ "$state" = none ] && echo backport || echo "$state")) on $arch"
 printf '%-26s %-5s %s\n' "step" "" "detail"
 for r in "${rows[@]}"; do
 	IFS='|' read -r a b c <<<"$r"
