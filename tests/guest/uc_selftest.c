@@ -33,6 +33,7 @@
 #include <linux/sched/task_stack.h>
 #endif
 #include <linux/uaccess.h>
+#include <asm/sections.h>
 
 #include "uc_selftest.h"
 
@@ -58,6 +59,11 @@ static inline unsigned long uc_hide(unsigned long v)
 
 #define uc_size(n)	((unsigned long)uc_hide(n))
 #define uc_ptr(p)	((void *)uc_hide((unsigned long)(p)))
+/*
+ * The code of a function: on ELFv1 (big-endian ppc64) a function's
+ * address is its descriptor in .opd, which is data, not text.
+ */
+#define uc_text(fn)	uc_ptr(dereference_function_descriptor((void *)(fn)))
 
 /* Module .data: initialised, so it is not placed in .bss. */
 static char uc_module_data[256] = "uc_selftest module data";
@@ -177,7 +183,7 @@ static noinline int uc_stack_past_end_to_user(struct uc_ctx *c)
 
 static int uc_kernel_text_to_user(struct uc_ctx *c)
 {
-	const void *text = uc_ptr(schedule);
+	const void *text = uc_text(schedule);
 
 	return uc_ignore(copy_to_user(c->ubuf, text, uc_size(UC_COPY_SIZE)));
 }
@@ -269,7 +275,7 @@ static int uc_rodata_to_user(struct uc_ctx *c)
 /* A compile-time constant size is not checked at run time. */
 static int uc_const_size_to_user(struct uc_ctx *c)
 {
-	return uc_check(copy_to_user(c->ubuf, uc_ptr(schedule), 16));
+	return uc_check(copy_to_user(c->ubuf, uc_text(schedule), 16));
 }
 
 static int uc_run(unsigned int test, struct uc_ctx *c)
