@@ -2,7 +2,7 @@
 # Boot a kernel under QEMU (TCG) with the hardened-usercopy self-test suite
 # and check every case against the expectation tables.
 #
-#   ci/boot.sh --arch x86_64|i386|arm64 --kbuild KBUILD_DIR --image BZIMAGE \
+#   ci/boot.sh --arch ARCH --kbuild KBUILD_DIR --image BZIMAGE \
 #       --hardened y|n --out RESULT_DIR [--expect FILE ...] [--timeout SEC] \
 #       [--make-var VAR=VAL ...] [--busybox PATH|none] [--append ARGS] \
 #       [--verbose] [--keep]
@@ -13,8 +13,8 @@
 # under RESULT_DIR: console.log (serial console), result.ktap (the guest's
 # report), verdicts.ktap (the comparison, also printed) and build logs.
 #
-# Expectations: tests/guest/expect/default, then tests/guest/expect/arch-ARCH
-# if present, then each --expect FILE; see the default file for the format.
+# Expectations: tests/guest/expect/default, then the files ci/arch.sh names
+# for ARCH (ARCH_EXPECT), then each --expect FILE; see the default file for the format.
 # Exit status: 0 only if the guest finished the suite and every case matched;
 # 1 on a mismatch or a guest that did not finish; 2 on a usage or build error.
 set -eu
@@ -74,41 +74,15 @@ if [ -z "$arch" ] || [ -z "$kbuild" ] || [ -z "$image" ] ||
 	die "--arch, --kbuild, --image, --hardened and --out are required"
 fi
 
-case "$arch" in
-x86_64)
-	qemu="qemu-system-x86_64"
-	qemu_machine=(-M pc -m 256)
-	console=ttyS0
-	init_cc=${UC_INIT_CC:-gcc}
-	arch_make_vars=(ARCH=x86_64)
-	elf_class=2
-	elf_machine=62
-	;;
-i386)
-	qemu="qemu-system-i386"
-	qemu_machine=(-M pc -m 256)
-	console=ttyS0
-	init_cc=${UC_INIT_CC:-i686-linux-gnu-gcc}
-	arch_make_vars=(ARCH=i386 CROSS_COMPILE=i686-linux-gnu-)
-	elf_class=1
-	elf_machine=3
-	;;
-arm64)
-	# virt has one UART: the report comes from the console.  4.x's module
-	# loader cannot handle the PREL32 relocations unwind tables add.
-	qemu="qemu-system-aarch64"
-	qemu_machine=(-M virt -cpu cortex-a57 -m 512)
-	console=ttyAMA0
-	init_cc=${UC_INIT_CC:-aarch64-linux-gnu-gcc}
-	arch_make_vars=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
-		"KCFLAGS=-fno-asynchronous-unwind-tables -fno-unwind-tables")
-	elf_class=2
-	elf_machine=183
-	;;
-*)
-	die "unsupported --arch $arch (x86_64, i386 or arm64)"
-	;;
-esac
+# shellcheck source=ci/arch.sh
+. "$top/ci/arch.sh"
+arch_setup "$arch" 2>/dev/null || die "unsupported --arch $arch (supported: $UC_ARCHES)"
+qemu=$ARCH_QEMU
+read -r -a qemu_machine <<<"$ARCH_QEMU_MACHINE"
+console=$ARCH_CONSOLE
+init_cc=${UC_INIT_CC:-${CROSS_COMPILE}gcc}
+arch_make_vars=("ARCH=$KARCH" "CROSS_COMPILE=$CROSS_COMPILE")
+[ -n "$ARCH_KCFLAGS" ] && arch_make_vars+=("KCFLAGS=$ARCH_KCFLAGS")
 
 case "$hardened" in
 y) column=2 ;;
@@ -126,12 +100,14 @@ esac
 for f in "${expects[@]}"; do
 	[ -f "$f" ] || die "no expectation file $f"
 done
-command -v "$qemu" >/dev/null || die "$qemu not found"
-command -v "$init_cc" >/dev/null || die "$init_cc not found"
+command -v "$qemu" >/dev/null || die "$qemu not found: apt-get install $ARCH_QEMU_PKG"
+command -v "$init_cc" >/dev/null || die "$init_cc not found: apt-get install $ARCH_GCC_PKG"
 
 expect_files=("$guest/expect/default")
-[ -f "$guest/expect/arch-$arch" ] && expect_files+=("$guest/expect/arch-$arch")
-expect_files+=("${expects[@]}")
+for f in $ARCH_EXPECT; do
+	expect_files+=("$guest/expect/$f")
+done
+expect_files+=(${expects[@]+"${expects[@]}"})
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -220,12 +196,11 @@ if ! "$init_cc" -static -Os -Wall -I"$guest" -o "$work/init" \
 fi
 
 # --- busybox, only if it runs on the guest ------------------------------------
-# Prints the ELF class and machine of a file: "2 62" for x86_64.
+# The ELF identity of a file: class, byte order and machine (the header's
+# bytes 4, 5, 18 and 19), compared with the init just built for the guest.
 elf_id() {
-	local class machine
-	class=$(od -An -tu1 -j4 -N1 "$1" 2>/dev/null | tr -d ' ')
-	machine=$(od -An -tu2 -j18 -N2 "$1" 2>/dev/null | tr -d ' ')
-	echo "${class:-0} ${machine:-0}"
+	od -An -tx1 -j4 -N2 "$1" 2>/dev/null | tr -d ' \n'
+	od -An -tx1 -j18 -N2 "$1" 2>/dev/null | tr -d ' \n'
 }
 
 if [ -z "$busybox" ]; then
@@ -234,7 +209,7 @@ fi
 use_busybox=
 if [ -n "$busybox" ] && [ "$busybox" != none ]; then
 	[ -f "$busybox" ] || die "no busybox at $busybox"
-	if [ "$(elf_id "$busybox")" = "$elf_class $elf_machine" ] &&
+	if [ "$(elf_id "$busybox")" = "$(elf_id "$work/init")" ] &&
 		! readelf -l "$busybox" 2>/dev/null | grep -q 'program interpreter'; then
 		use_busybox=$busybox
 	else
@@ -278,8 +253,10 @@ log "booting $image on $qemu (TCG, timeout ${timeout}s, hardened=$hardened)"
 : >"$work/ktap.out"
 qemu_cmd=("$qemu" -accel tcg "${qemu_machine[@]}" -smp 1 -nographic -no-reboot
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz"
-	-append "console=$console panic=-1 $append"
-	-serial mon:stdio -serial "file:$work/ktap.out")
+	-append "console=$console panic=-1 $append" -serial mon:stdio)
+# A second serial port carries the guest's report alone where the machine
+# has one; elsewhere the report is read from the console.
+[ "$ARCH_SERIAL2" = 1 ] && qemu_cmd+=(-serial "file:$work/ktap.out")
 start=$(date +%s)
 qemu_rc=0
 if [ "$verbose" = 1 ]; then

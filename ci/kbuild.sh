@@ -54,8 +54,11 @@ kmake() {
 		${ARCH_KCFLAGS:+KCFLAGS="$ARCH_KCFLAGS"} "$@"
 }
 
-frags=("$top/ci/configs/base.config" "$top/ci/configs/$arch.config"
-	"$top/ci/configs/$alloc.config")
+frags=("$top/ci/configs/base.config")
+for f in $ARCH_FRAGMENTS; do
+	frags+=("$top/ci/configs/$f.config")
+done
+frags+=("$top/ci/configs/$alloc.config")
 if [ "$hardened" = y ]; then
 	frags+=("$top/ci/configs/hardened.config")
 else
@@ -87,9 +90,8 @@ fi
 # what base asks for), so only the last request for a symbol counts.
 # "Defined" means in a Kconfig this arch reads: other arches' Kconfig files
 # are left out (EARLY_PRINTK exists for x86 only, say).
-case "$KARCH" in x86_64|i386) srcarch=x86 ;; *) srcarch=$KARCH ;; esac
 defined=$(find "$src" -path "$src/arch" -prune -o -name 'Kconfig*' -print \
-		| cat - <(find "$src/arch/Kconfig" "$src/arch/$srcarch" -name 'Kconfig*') \
+		| cat - <(find "$src/arch/Kconfig" "$src/arch/$ARCH_SRCARCH" -name 'Kconfig*') \
 		| xargs grep -hoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' \
 		| awk '{print $2}' | sort -u)
 bad=0
