@@ -10,6 +10,7 @@
 # Results land in $RESULTS (default: the cache's results/ directory).
 # UC_BUILD_ONLY=1 stops after the build and prints "build=DIR".
 set -eu
+set -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
@@ -71,16 +72,38 @@ echo "boot-test: Linux $version ($label) ARCH=$arch ALLOC=$alloc HARDENED=$harde
 mkdir -p "$cache/build"
 exec 8>"$build.lock"
 flock 8
+# What the cell reached, for the matrix: a cell that fails to build is
+# recorded with the reason, not left out.
+record() {
+	{
+		echo "kernel=$version"
+		echo "state=$label"
+		echo "arch=$arch alloc=$alloc hardened=$hardened"
+		echo "build_s=${1:-0} boot_s=${2:-0}"
+		echo "date=$(date -u +%Y-%m-%d)"
+		echo "result=$3"
+		[ -z "${4:-}" ] || echo "reason: $4"
+	} > "$results/cell.txt"
+}
+
 t0=$(date +%s)
+rc=0
 bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
-	--alloc "$alloc" --hardened "$hardened"
+	--alloc "$alloc" --hardened "$hardened" 2>&1 | tee "$results/kbuild.log" ||
+	rc=$?
 t1=$(date +%s)
+if [ "$rc" != 0 ]; then
+	reason=$(grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v '^kbuild: error: build failed' | head -n 1)
+	record "$((t1 - t0))" 0 build-failed "${reason:-see kbuild.log}"
+	echo "boot-test: $cell: BUILD FAILED (results in $results)"
+	exit 1
+fi
 if [ "${UC_BUILD_ONLY:-0}" = 1 ]; then
 	echo "build=$build"
 	exit 0
 fi
 
-# boot.sh reads expect/default and expect/arch-ARCH itself.
+# boot.sh reads expect/default and the arch's files (ci/arch.sh) itself.
 expect=()
 for extra in "branch-$branch" "alloc-$alloc"; do
 	if [ -f "$top/tests/guest/expect/$extra" ]; then
@@ -93,13 +116,11 @@ bash "$top/ci/boot.sh" --arch "$arch" --kbuild "$build" \
 	--image "$build/$ARCH_IMAGE" --hardened "$hardened" --out "$results" \
 	"${expect[@]}" || rc=$?
 t2=$(date +%s)
-{
-	echo "kernel=$version"
-	echo "state=$label"
-	echo "arch=$arch alloc=$alloc hardened=$hardened"
-	echo "build_s=$((t1 - t0)) boot_s=$((t2 - t1))"
-	echo "date=$(date -u +%Y-%m-%d)"
-	echo "result=$([ "$rc" = 0 ] && echo pass || echo FAIL)"
-} > "$results/cell.txt"
+if [ "$rc" = 0 ]; then
+	record "$((t1 - t0))" "$((t2 - t1))" pass
+else
+	reason=$(grep -m1 '^not ok' "$results/verdicts.ktap" 2>/dev/null || true)
+	record "$((t1 - t0))" "$((t2 - t1))" FAIL "${reason:-boot.sh failed before booting}"
+fi
 echo "boot-test: $cell: $([ "$rc" = 0 ] && echo PASS || echo FAIL) (build $((t1 - t0)) s, boot+suite $((t2 - t1)) s; results in $results)"
 exit "$rc"

@@ -1,27 +1,89 @@
 #!/bin/bash
 # The support matrix, from real runs: every boot-test cell leaves a
-# cell.txt (key=value words) in the results directory; this prints the
-# newest result per kernel/arch/allocator/hardening as one Markdown table.
+# cell.txt (key=value words, and a "reason:" line when it failed) in the
+# results directory.  Prints two Markdown tables from the newest result per
+# kernel/arch/allocator/hardening: kernel x arch (which cells passed), then
+# every cell with its times.
 #
 #   ci/matrix.sh [RESULTS_DIR]
 set -eu
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
 results=${1:-${RESULTS:-$cache/results}}
+arches="x86_64 i386 arm64 arm ppc64le ppc64 s390x sparc64"
 
+# One line per cell, newest first per key:
+# kernel|arch|alloc|hardened<TAB>state<TAB>result<TAB>build<TAB>boot<TAB>date<TAB>reason
+cells() {
+	for f in "$results"/*/cell.txt; do
+		[ -f "$f" ] || continue
+		awk -v t="$(stat -c %Y "$f")" '
+			/^reason: / { reason = substr($0, 9); next }
+			{
+				for (i = 1; i <= NF; i++) {
+					k = $i; sub(/=.*/, "", k)
+					val = $i; sub(/^[^=]*=/, "", val)
+					v[k] = val
+				}
+			}
+			END {
+				printf "%s|%s|%s|%s|%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+					v["kernel"], v["arch"], v["alloc"], v["hardened"], t,
+					v["state"], v["result"], v["build_s"], v["boot_s"],
+					v["date"], reason
+			}' "$f"
+	done | sort -t'|' -k1,1V -k2,4 -k5,5nr | awk -F'\t' '
+		{ split($1, k, "|"); key = k[1] "|" k[2] "|" k[3] "|" k[4] }
+		!seen[key]++ { sub(/\|[0-9]+$/, "", $1); print }' OFS='\t'
+}
+
+cells > "${TMPDIR:-/tmp}/uc-matrix.$$"
+trap 'rm -f "${TMPDIR:-/tmp}/uc-matrix.$$"' EXIT
+
+echo "Kernel x arch: the cells that passed (slub, slab; -n = the HARDENED=n"
+echo "control, which must let every violation through); FAIL/build failed"
+echo "name the first reason; a blank cell was not run."
+echo
+printf '| kernel | how |'
+for a in $arches; do printf ' %s |' "$a"; done
+echo
+printf '|---|---|'
+for a in $arches; do printf -- '---|'; done
+echo
+awk -F'\t' -v arches="$arches" '
+	{
+		split($1, k, "|")
+		kern = k[1]; arch = k[2]
+		if (!(kern in how)) { order[++n] = kern; how[kern] = $2 }
+		name = k[3] (k[4] == "n" ? "-n" : "")
+		if ($3 == "pass")
+			ok[kern, arch] = ok[kern, arch] (ok[kern, arch] == "" ? "" : ", ") name
+		else
+			bad[kern, arch] = bad[kern, arch] (bad[kern, arch] == "" ? "" : "; ") \
+				name ": " ($3 == "build-failed" ? "build failed" : $3) \
+				($7 == "" ? "" : " (" $7 ")")
+	}
+	END {
+		na = split(arches, a, " ")
+		for (i = 1; i <= n; i++) {
+			kern = order[i]
+			printf "| %s | %s |", kern, how[kern]
+			for (j = 1; j <= na; j++) {
+				c = ok[kern, a[j]]
+				if (bad[kern, a[j]] != "")
+					c = c (c == "" ? "" : "; ") "**" bad[kern, a[j]] "**"
+				printf " %s |", c
+			}
+			printf "\n"
+		}
+	}' "${TMPDIR:-/tmp}/uc-matrix.$$"
+
+echo
 echo "| kernel | how | arch | allocator | HARDENED_USERCOPY | suite | build s | boot+suite s | date |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for f in "$results"/*/cell.txt; do
-	[ -f "$f" ] || continue
-	grep -oE '[a-z_]+=[^ ]+' "$f" | awk -v t="$(stat -c %Y "$f")" -F= '
-		{ v[$1] = $2 }
-		END {
-			h = v["hardened"] == "y" ? "y" : "n (control)"
-			printf "%s|%s|%s|%s|%s\t| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				v["kernel"], v["arch"], v["alloc"], v["hardened"], t,
-				v["kernel"], v["state"], v["arch"], v["alloc"], h,
-				v["result"], v["build_s"], v["boot_s"], v["date"]
-		}'
-done | sort -t'|' -k1,1V -k2,4 -k5,5nr | awk -F'\t' '
-	{ split($1, k, "|"); key = k[1] "|" k[2] "|" k[3] "|" k[4] }
-	!seen[key]++ { print $2 }'
+awk -F'\t' '{
+	split($1, k, "|")
+	h = k[4] == "y" ? "y" : "n (control)"
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		k[1], $2, k[2], k[3], h, $3, $4, $5, $6
+}' "${TMPDIR:-/tmp}/uc-matrix.$$"
