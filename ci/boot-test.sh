@@ -45,8 +45,19 @@ none)
 	exec 9>"$src.lock"
 	flock 9
 	if [ "$(cat "$src.applied" 2>/dev/null)" != "$fp" ]; then
-		rm -rf "$src" "$src.applied"
-		python3 "$top/ci/uckit.py" apply "$tree" "$src"
+		rm -rf "$src.new"
+		python3 "$top/ci/uckit.py" apply "$tree" "$src.new"
+		if [ -d "$src" ] && command -v rsync >/dev/null; then
+			# Only files whose content changed get a new mtime:
+			# a change to mm/usercopy.c rebuilds that file, not
+			# everything that includes a re-patched header.
+			rm -f "$src.applied"
+			rsync -rlD --checksum --delete "$src.new/" "$src/"
+			rm -rf "$src.new"
+		else
+			rm -rf "$src" "$src.applied"
+			mv "$src.new" "$src"
+		fi
 		echo "$fp" > "$src.applied"
 	fi
 	exec 9>&-
