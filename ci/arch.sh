@@ -61,7 +61,8 @@ arch_setup() {
 		ARCH_FRAGMENTS="arm"
 		ARCH_QEMU=qemu-system-arm ARCH_QEMU_PKG=qemu-system-arm
 		ARCH_QEMU_MACHINE="-M virt -cpu cortex-a15 -m 256"
-		ARCH_CONSOLE=ttyAMA0 ARCH_EXPECT="no-frame-walker" ;;
+		ARCH_CONSOLE=ttyAMA0
+		ARCH_EXPECT="no-frame-walker kernel-fault-oopses" ;;
 	ppc64le|ppc64)
 		# gcc 11/12 clone call_prom_ret() into an empty constprop copy
 		# in prom_init.c and the boot hangs: no IPA constant
