@@ -103,7 +103,8 @@ arch_setup() {
 		ARCH_FRAGMENTS="sparc64"
 		ARCH_QEMU=qemu-system-sparc64 ARCH_QEMU_PKG=qemu-system-sparc
 		ARCH_QEMU_MACHINE="-M sun4u -m 512"
-		ARCH_CONSOLE=ttyS0 ARCH_EXPECT="no-frame-walker" ;;
+		ARCH_CONSOLE=ttyS0
+		ARCH_EXPECT="no-frame-walker kernel-fault-oopses" ;;
 	"")
 		echo "error: ARCH is empty (supported: $UC_ARCHES)" >&2; return 1 ;;
 	ia64)
