@@ -48,7 +48,7 @@ package: ## distro packages of KERNEL: ARCH= FORMAT=deb|rpm OUT=DIR [CONFIG=.con
 	@bash ci/package.sh '$(KERNEL)' '$(ARCH)' '$(FORMAT)' '$(OUT)' '$(CONFIG)'
 
 package-test: ## build, lint, install (apt/dnf), upgrade, boot and remove the packages
-	@bash tests/package-test.sh --format '$(FORMAT)'
+	@bash tests/package-test.sh --arch '$(ARCH)' --format '$(FORMAT)'
 
 deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
 	apt-get update -qq

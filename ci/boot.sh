@@ -5,9 +5,10 @@
 #   ci/boot.sh --arch ARCH --kbuild KBUILD_DIR --image BZIMAGE \
 #       --hardened y|n --out RESULT_DIR [--expect FILE ...] [--timeout SEC] \
 #       [--make-var VAR=VAL ...] [--busybox PATH|none] [--append ARGS] \
-#       [--verbose] [--keep]
+#       [--module UC_SELFTEST_KO] [--verbose] [--keep]
 #
-# Builds tests/guest/uc_selftest.ko against KBUILD_DIR and a static
+# Builds tests/guest/uc_selftest.ko against KBUILD_DIR (or takes the one
+# --module names, built elsewhere against the same kernel) and a static
 # tests/guest/init.c, packs them (and a static busybox of the right
 # architecture, if there is one) into an initramfs, boots it, and writes
 # under RESULT_DIR: console.log (serial console), result.ktap (the guest's
@@ -33,6 +34,7 @@ busybox=
 append=
 verbose=0
 keep=0
+module=
 expects=()
 make_vars=()
 
@@ -62,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--make-var) need_arg "$1" $#; make_vars+=("$2"); shift 2 ;;
 	--busybox) need_arg "$1" $#; busybox=$2; shift 2 ;;
 	--append) need_arg "$1" $#; append=$2; shift 2 ;;
+	--module) need_arg "$1" $#; module=$2; shift 2 ;;
 	--verbose) verbose=1; shift ;;
 	--keep) keep=1; shift ;;
 	-h|--help) usage ;;
@@ -97,6 +100,7 @@ esac
 [ -d "$kbuild" ] || die "no kernel build directory $kbuild"
 [ -f "$kbuild/Makefile" ] || die "$kbuild has no Makefile (not a kernel build directory)"
 [ -f "$image" ] || die "no kernel image $image"
+[ -z "$module" ] || [ -f "$module" ] || die "no module $module"
 for f in "${expects[@]}"; do
 	[ -f "$f" ] || die "no expectation file $f"
 done
@@ -178,12 +182,17 @@ merge_expectations "${expect_files[@]}" >"$work/expect.tsv" ||
 
 # --- the module, built against the kernel under test -------------------------
 mkdir "$work/mod"
-cp "$guest/Kbuild" "$guest/uc_selftest.c" "$guest/uc_selftest.h" "$work/mod/"
-log "building uc_selftest.ko against $kbuild"
-if ! make -C "$kbuild" M="$work/mod" "${arch_make_vars[@]}" \
-	"${make_vars[@]}" modules >"$out/module-build.log" 2>&1; then
-	tail -n 30 "$out/module-build.log" >&2
-	die "module build failed (see $out/module-build.log)"
+if [ -n "$module" ]; then
+	log "using the prebuilt $module"
+	cp "$module" "$work/mod/uc_selftest.ko"
+else
+	cp "$guest/Kbuild" "$guest/uc_selftest.c" "$guest/uc_selftest.h" "$work/mod/"
+	log "building uc_selftest.ko against $kbuild"
+	if ! make -C "$kbuild" M="$work/mod" "${arch_make_vars[@]}" \
+		"${make_vars[@]}" modules >"$out/module-build.log" 2>&1; then
+		tail -n 30 "$out/module-build.log" >&2
+		die "module build failed (see $out/module-build.log)"
+	fi
 fi
 [ -f "$work/mod/uc_selftest.ko" ] || die "module build produced no uc_selftest.ko"
 

@@ -5,7 +5,8 @@
 #   ci/package.sh KERNEL ARCH FORMAT OUT [CONFIG]
 #
 # KERNEL  as everywhere (4.4.220, 4.4, a tree, a tarball, debian)
-# ARCH    x86_64
+# ARCH    x86_64 | arm64 (cross-built with aarch64-linux-gnu-; no headers
+#         package then, its host programs would be the build machine's)
 # FORMAT  deb | rpm
 # OUT     directory for the results (created; earlier results of the same
 #         kernel and format in it are replaced)
@@ -26,8 +27,10 @@
 # the project's address); UC_JOBS (default: nproc); UC_PKG_CONFIG_ONLY=1:
 # stop after resolving and checking the config (OUT/config-KVER).
 #
-# Results in OUT: the packages, OUT/package.env (what was built, where
-# the kernel build tree is, for tests that build modules against it).
+# Results in OUT: the packages (the kernel image package and, in native
+# builds, the headers package: linux-headers-KVER / kernel-hardened-devel),
+# OUT/package.env (what was built, where the kernel build tree is, for
+# tests that build modules against it).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,10 +43,22 @@ if [ $# -lt 4 ] || [ $# -gt 5 ]; then
 fi
 kernel=$1 arch=$2 format=$3 out=$4 config=${5:-}
 
+# shellcheck source=ci/arch.sh
+. "$top/ci/arch.sh"
 case "$arch" in
-x86_64) karch=x86_64 rpmarch=x86_64 ;;
-*) die "ARCH=$arch is not packaged yet (supported: x86_64)" ;;
+x86_64) debarch=amd64 rpmarch=x86_64 ;;
+arm64) debarch=arm64 rpmarch=aarch64 ;;
+*) die "ARCH=$arch is not packaged yet (supported: x86_64 arm64)" ;;
 esac
+arch_setup "$arch" || exit 1
+karch=$KARCH
+# Cross-built when the build machine is another arch.
+cross=""
+if [ "$(uname -m)" != "$rpmarch" ]; then
+	cross=$CROSS_COMPILE
+	command -v "${cross}gcc" >/dev/null ||
+		die "${cross}gcc not found: apt-get install $ARCH_GCC_PKG"
+fi
 case "$format" in
 deb) need=(dpkg-buildpackage:dpkg-dev dh:debhelper) ;;
 rpm) need=(rpmbuild:rpm) ;;
@@ -147,14 +162,25 @@ patched_tree() {
 	done < <(series_patches)
 }
 
+# last_settings FILE: the CONFIG_ lines of the fragments, each symbol's
+# last one only (a later fragment overrides an earlier, as merge_config does).
+last_settings() {
+	tac "$1" | awk '
+		/^CONFIG_[A-Za-z0-9_]+=/ { s = substr($0, 1, index($0, "=") - 1) }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set/ { s = $2 }
+		!/^CONFIG_[A-Za-z0-9_]+=/ && !/^# CONFIG_[A-Za-z0-9_]+ is not set/ { next }
+		!(s in seen) { seen[s] = 1; print }' | tac
+}
+
 # --- the config -------------------------------------------------------------------
 # resolve_config SRC: writes $work/config from the base and the fragments,
 # run through olddefconfig against the (patched) tree SRC, and checks it.
 resolve_config() {
-	local src=$1 cb=$work/config-build frags f line sym want got bad=0 defined
+	local src=$1 cb=$work/config-build frags f line sym want got bad=0 defined srcarch
 	mkdir -p "$cb"
 	cmake() {
-		make -s -C "$src" O="$cb" ARCH="$karch" LOCALVERSION= "$@"
+		make -s -C "$src" O="$cb" ARCH="$karch" ${cross:+CROSS_COMPILE="$cross"} \
+			LOCALVERSION= "$@"
 	}
 	if [ -z "$config" ]; then
 		if grep -q '^tinyconfig:' "$src/scripts/kconfig/Makefile"; then
@@ -177,8 +203,16 @@ resolve_config() {
 		"$cb/.config" "$cb/uc-fragments.config" >/dev/null)
 	cmake olddefconfig >/dev/null
 
-	defined=$(grep -rhoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' \
-		--include='Kconfig*' "$src" | awk '{print $2}' | sort -u)
+	# Symbols this arch can have: the Kconfig files outside arch/ and
+	# those of arch/SRCARCH (EARLY_PRINTK of x86 is not arm64's).
+	srcarch=$karch
+	case "$karch" in x86_64 | i386) srcarch=x86 ;; esac
+	# (quilt's .pc/ holds unpatched copies: not the tree's).
+	defined=$({ find "$src" \( -path "$src/arch" -o -path "$src/.pc" \
+		-o -path "$src/debian" \) -prune -o -name 'Kconfig*' -print
+		find "$src/arch/$srcarch" -name 'Kconfig*'; } |
+		xargs grep -hoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' |
+		awk '{print $2}' | sort -u)
 	while read -r line; do
 		case "$line" in
 		CONFIG_*=*) sym=${line%%=*} want=${line#*=} ;;
@@ -193,7 +227,7 @@ resolve_config() {
 			log "$sym=$want requested, Kconfig dropped it"; bad=1; } ;;
 		*) log "$sym: requested $want, got ${got#*=}"; bad=1 ;;
 		esac
-	done <"$cb/uc-fragments.config"
+	done < <(last_settings "$cb/uc-fragments.config")
 	grep -qx 'CONFIG_HARDENED_USERCOPY=y' "$cb/.config" || {
 		log "CONFIG_HARDENED_USERCOPY=y is not in the resolved config"; bad=1; }
 	[ "$bad" = 0 ] || die "the resolved config does not match the fragments (see above)"
@@ -210,7 +244,9 @@ subst() {
 		-e "s|@VERSION@|$version|g" -e "s|@DEBVERSION@|$version|g" \
 		-e "s|@MAINTAINER@|$maintainer|g" -e "s|@DATE@|$date|g" \
 		-e "s|@ORIGIN@|$origin|g" -e "s|@RELEASE@|1uc$rev|g" \
-		-e "s|@RPMDATE@|$rpmdate|g" "$1"
+		-e "s|@RPMDATE@|$rpmdate|g" -e "s|@KARCH@|$karch|g" -e "s|@RPMARCH@|$rpmarch|g" \
+		-e "s|@IMAGE@|$ARCH_IMAGE|g" -e "s|@TARGET@|${ARCH_IMAGE##*/}|g" \
+		-e "s|@KCFLAGS@|${ARCH_KCFLAGS:+ KCFLAGS=\"$ARCH_KCFLAGS\"}|g" "$1"
 }
 if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
 	date=$(date -R -u -d "@$SOURCE_DATE_EPOCH")
@@ -224,10 +260,14 @@ fi
 build_deb() {
 	local src=$out/linux-hardened-$upstream f
 	rm -rf "$src" "$out"/linux-hardened_"$upstream"* \
-		"$out"/linux-image-"$kver"_*
+		"$out"/linux-image-"$kver"_* "$out"/linux-headers-"$kver"_*
 	unpack "$src"
 	ln "$tarball" "$out/linux-hardened_$upstream.orig.tar.gz"
 	cp -r "$top/packaging/deb/debian" "$src/debian"
+	cp "$top/packaging/install-headers" "$src/debian/install-headers"
+	if [ -n "$ARCH_KCFLAGS" ]; then
+		echo "$ARCH_KCFLAGS" >"$src/debian/kernel.kcflags"
+	fi
 	for f in control changelog postinst prerm postrm; do
 		subst "$src/debian/$f.in" >"$src/debian/$f"
 		rm "$src/debian/$f.in"
@@ -243,8 +283,10 @@ build_deb() {
 
 	log "dpkg-buildpackage (source and binary) in $src"
 	t1=$(date +%s)
+	# Cross: the cross profile drops the headers package.
 	(cd "$src" && DEB_BUILD_OPTIONS="parallel=$jobs" \
-		dpkg-buildpackage -us -uc -d >"$work/build.log" 2>&1) || {
+		dpkg-buildpackage -us -uc -d -a "$debarch" ${cross:+-Pcross} \
+		>"$work/build.log" 2>&1) || {
 		tail -n 40 "$work/build.log" >&2
 		die "dpkg-buildpackage failed (full log: $work/build.log)"
 	}
@@ -255,7 +297,7 @@ build_deb() {
 	fi
 	kbuild=$src/debian/build
 	results=$(cd "$out" && ls linux-hardened_"$version"* \
-		linux-hardened_"$upstream".orig.tar.gz linux-image-"$kver"_*.deb)
+		linux-hardened_"$upstream".orig.tar.gz linux-*-"$kver"_*.deb)
 }
 
 # --- rpm ------------------------------------------------------------------------------
@@ -273,6 +315,7 @@ build_rpm() {
 	rm -rf "$src"
 	ln "$tarball" "$topdir/SOURCES/linux-$upstream.tar.gz"
 	cp "$work/config" "$topdir/SOURCES/config-$kver"
+	cp "$top/packaging/install-headers" "$topdir/SOURCES/install-headers"
 	spec=$topdir/SPECS/kernel-hardened.spec
 	{
 		subst "$top/packaging/rpm/kernel-hardened.spec.in" |
@@ -286,8 +329,10 @@ build_rpm() {
 	t1=$(date +%s)
 	# --nodeps: BuildRequires name Fedora packages, not in this rpm database.
 	# --noclean: keep BUILD/ (the patched tree and build dir) for modules.
+	# Cross: the compiler prefix, and no -devel (see the spec).
 	rpmbuild -ba --nodeps --noclean --target "$rpmarch" \
 		--define "_topdir $topdir" --define "_smp_mflags -j$jobs" \
+		${cross:+--define "cross_compile $cross" --without devel} \
 		"$spec" >"$work/build.log" 2>&1 || {
 		tail -n 40 "$work/build.log" >&2
 		die "rpmbuild failed (full log: $work/build.log)"
@@ -321,7 +366,7 @@ t2=$(date +%s)
 	echo "config=${config:-minimal}"
 	echo "patches=$npatches"
 	echo "kbuild=$kbuild"
-	echo "image=$kbuild/arch/x86/boot/bzImage"
+	echo "image=$kbuild/$ARCH_IMAGE"
 	echo "build_s=$((t2 - t1))"
 	echo "total_s=$((t2 - t0))"
 	echo "files=$(echo "$results" | tr '\n' ' ' | sed 's/ $//')"

@@ -174,7 +174,7 @@ if want boot; then
 fi
 
 if want packages; then
-	echo "# packages: .deb and .rpm of 4.4.220 x86_64: build, lint, install, upgrade, boot, removal"
+	echo "# packages: .deb and .rpm of 4.4.220 x86_64 (image and headers: build, lint, install, upgrade, module build, boot, removal) and arm64 (build, lint, contents, install, boot)"
 	if [ "${UC_PACKAGES:-1}" = 0 ]; then
 		skip "package tests" "UC_PACKAGES=0"
 	elif [ ! -f "$cache/trees/linux-4.4.220/Makefile" ]; then
@@ -183,6 +183,13 @@ if want packages; then
 		for format in deb rpm; do
 			ktap < <(bash "$top/tests/package-test.sh" --format "$format" 2>&1)
 		done
+		if [ "${UC_PACKAGES_ARM64:-1}" = 0 ]; then
+			skip "arm64 package tests" "UC_PACKAGES_ARM64=0"
+		else
+			for format in deb rpm; do
+				ktap < <(bash "$top/tests/package-test.sh" --arch arm64 --format "$format" 2>&1)
+			done
+		fi
 	fi
 fi
 
