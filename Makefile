@@ -15,6 +15,11 @@ DEBS := coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev \
 	cpio busybox-static ccache qemu-system-x86 gcc-i686-linux-gnu \
 	libc6-dev-i386-cross linux-source-6.1 shellcheck xz-utils python3 \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
+	gcc-arm-linux-gnueabi libc6-dev-armel-cross \
+	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross \
+	gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross qemu-system-ppc \
+	gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-system-misc \
+	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc \
 	util-linux kmod
 PKG_DEBS := rpm rpmlint lintian createrepo-c dnf apt-utils mmdebstrap \
 	debhelper dpkg-dev

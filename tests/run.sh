@@ -119,7 +119,8 @@ fi
 if want boot; then
 	echo "# boot: QEMU boot tests with the in-guest suite"
 	# Every cached tree with a series: SLUB and SLAB hardened plus the
-	# unhardened control on x86_64; i386 and arm64 for 4.4; Debian's 6.1 (native,
+	# unhardened control on x86_64; every other arch (ci/arch.sh) on 4.4,
+	# hardened and control; Debian's 6.1 (native,
 	# the oracle) hardened and control.  Cells already built are only
 	# re-checked (make finds nothing to do); a cell that would start after
 	# UC_BOOT_BUDGET seconds (default 2700) of boot testing is skipped
@@ -145,17 +146,22 @@ if want boot; then
 			[ "$v" = "$(sed -n 's/^default: //p' "$top/kernels/${v%.*}")" ] || continue
 			cells+=("$v x86_64 slub y" "$v x86_64 slab y" "$v x86_64 slub n")
 		done
+		# Every other arch on 4.4.220: the feature and its control.
 		if [ -f "$cache/trees/linux-4.4.220/Makefile" ]; then
-			if command -v i686-linux-gnu-gcc >/dev/null; then
-				cells+=("4.4.220 i386 slub y")
-			else
-				skip "boot-test 4.4.220 i386" "apt-get install gcc-i686-linux-gnu libc6-dev-i386-cross"
-			fi
-			if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-system-aarch64 >/dev/null; then
-				cells+=("4.4.220 arm64 slub y")
-			else
-				skip "boot-test 4.4.220 arm64" "apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
-			fi
+			# shellcheck source=ci/arch.sh
+			. "$top/ci/arch.sh"
+			for a in $UC_ARCHES; do
+				[ "$a" = x86_64 ] && continue
+				arch_setup "$a"
+				if ! command -v "${CROSS_COMPILE}gcc" >/dev/null ||
+					! command -v "$ARCH_QEMU" >/dev/null; then
+					skip "boot-test 4.4.220 $a" "apt-get install $ARCH_GCC_PKG $ARCH_QEMU_PKG"
+					continue
+				fi
+				cells+=("4.4.220 $a slub y" "4.4.220 $a slub n")
+				# SLAB too where distros ship it (arm64, as x86_64).
+				[ "$a" = arm64 ] && cells+=("4.4.220 $a slab y")
+			done
 		fi
 		if [ -f /usr/src/linux-source-6.1.tar.xz ]; then
 			cells+=("debian x86_64 slub y" "debian x86_64 slub n")
