@@ -668,6 +668,30 @@ static void no_panic_on_oops(void)
 	close(fd);
 }
 
+/* init_module() from a copy in memory: kernels without finit_module(). */
+static int load_module_image(int fd)
+{
+	struct stat st;
+	char *image;
+	ssize_t got;
+	int ret;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	image = malloc(st.st_size);
+	if (!image)
+		return -ENOMEM;
+	got = pread(fd, image, st.st_size, 0);
+	if (got != st.st_size)
+		ret = got < 0 ? -errno : -EIO;
+	else if (syscall(SYS_init_module, image, (unsigned long)got, "") < 0)
+		ret = -errno;
+	else
+		ret = 0;
+	free(image);
+	return ret;
+}
+
 static int load_module(void)
 {
 	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
@@ -678,6 +702,8 @@ static int load_module(void)
 	ret = syscall(SYS_finit_module, fd, "", 0);
 	if (ret < 0)
 		ret = -errno;
+	if (ret == -ENOSYS)
+		ret = load_module_image(fd);	/* before 3.8 */
 	close(fd);
 	return ret;
 }
