@@ -77,8 +77,19 @@ fi
 cat "${frags[@]}" > "$build/uc-fragments.config"
 # merge_config.sh -m merges without running Kconfig; olddefconfig then
 # resolves dependencies (oldnoconfig in trees that predate olddefconfig).
-(cd "$build" && "$src/scripts/kconfig/merge_config.sh" -m -O "$build" \
-	"$build/.config" "$build/uc-fragments.config" >/dev/null)
+# 3.4's merge_config.sh has no -O and 3.2 has none: merge the same way
+# here (a fragment's line for a symbol replaces the base's).
+if grep -q -- '"-O")' "$src/scripts/kconfig/merge_config.sh" 2>/dev/null; then
+	(cd "$build" && "$src/scripts/kconfig/merge_config.sh" -m -O "$build" \
+		"$build/.config" "$build/uc-fragments.config" >/dev/null)
+else
+	awk 'function sym(l) { sub(/^# /, "", l); sub(/[= ].*/, "", l); return l }
+	FNR == NR { if ($0 ~ /^(# )?CONFIG_/) set[sym($0)] = 1; next }
+	!(sym($0) in set)' "$build/uc-fragments.config" "$build/.config" \
+		> "$build/.config.uc-merged"
+	cat "$build/uc-fragments.config" >> "$build/.config.uc-merged"
+	mv "$build/.config.uc-merged" "$build/.config"
+fi
 if grep -q 'olddefconfig' "$src/scripts/kconfig/Makefile"; then
 	kmake olddefconfig >/dev/null
 else

@@ -444,6 +444,19 @@ def step_file(tree, step, before):
     return header + diff
 
 
+def absent_arch(tree, files):
+    """The arch a patch is for, when it touches only arch/X/ and this tree
+    has no arch/X (arm64 before 3.7, say); else None."""
+    arches = {f.split("/")[1] for f in files
+              if f.startswith("arch/") and f.count("/") >= 2}
+    if len(arches) != 1 or not all(f.startswith("arch/") for f in files):
+        return None
+    arch = arches.pop()
+    if os.path.isdir(os.path.join(tree, "arch", arch)):
+        return None
+    return arch
+
+
 def step_patch(tree, step, before):
     path = os.path.join(TOP, "patches", step["item"])
     if not os.path.isfile(path):
@@ -452,6 +465,12 @@ def step_patch(tree, step, before):
     with open(path) as f:
         text = f.read()
     files = patch_files(text)
+    arch = absent_arch(tree, files)
+    if arch is not None:
+        # An architecture this tree does not have: nothing to wire.
+        log("        patches/%s: n/a, this tree has no arch/%s"
+            % (step["item"], arch))
+        return None
     rev = subprocess.run(["patch", "-p1", "-R", "--dry-run", "--batch",
                           "--silent", "-f"], cwd=tree, input=text,
                          capture_output=True, text=True)
@@ -532,9 +551,15 @@ def audit(tree, steps=None):
         elif step["kind"] == "patch" and step["group"] == "hardening":
             # A hardening patch is in the tree if it reverse-applies.
             with open(os.path.join(TOP, "patches", step["item"])) as f:
-                r = subprocess.run(["patch", "-p1", "-R", "--dry-run",
-                                    "--batch", "--silent", "-f"], cwd=tree,
-                                   stdin=f, capture_output=True)
+                text = f.read()
+            arch = absent_arch(tree, patch_files(text))
+            if arch is not None:
+                lines.append("audit: n/a patches/%s (no arch/%s in this "
+                             "tree)" % (step["item"], arch))
+                continue
+            r = subprocess.run(["patch", "-p1", "-R", "--dry-run",
+                                "--batch", "--silent", "-f"], cwd=tree,
+                               input=text, capture_output=True, text=True)
             present = r.returncode == 0
             lines.append("audit: %s patches/%s" % (
                 "present" if present else "MISSING", step["item"]))

@@ -10,6 +10,11 @@
 /// helpers take that instead of the page: the probe rule "slab_descriptor"
 /// finds that in mm/slab.c and the hook is adapted to it.
 ///
+/// Before 3.7 SLAB had no page->slab_cache either: the cache and the struct
+/// slab of a page come from page_get_cache() and page_get_slab(), and the
+/// object size from obj_size() (a debug field or the buffer size).  The
+/// probe rule "page_helpers" finds page_get_cache() in mm/slab.c.
+///
 /// The function goes after ksize(), which every SLAB has.
 ///
 // Confidence: High
@@ -29,6 +34,13 @@ identifier cache, sd, idx;
 type T;
 @@
 T index_to_obj(struct kmem_cache *cache, struct slab *sd, unsigned int idx)
+{ ... }
+
+@page_helpers@
+identifier pg;
+type T;
+@@
+T page_get_cache(struct page *pg)
 { ... }
 
 @depends on patch && !hook@
@@ -76,6 +88,26 @@ __check_heap_object(...)
 |
 - index_to_obj(cachep, page, objnr)
 + index_to_obj(cachep, page->slab_page, objnr)
+)
+...>
+}
+
+@depends on patch && !hook && page_helpers@
+identifier cachep;
+symbol page;
+@@
+__check_heap_object(...)
+{
+<...
+(
+- page->slab_cache
++ page_get_cache(page)
+|
+- page->slab_page
++ page_get_slab(page)
+|
+- cachep->object_size
++ obj_size(cachep)
 )
 ...>
 }

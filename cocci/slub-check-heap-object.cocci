@@ -8,6 +8,10 @@
 /// (s->red_left_pad, 4.6+) get that step too: the probe rule "left_redzone"
 /// looks for it in mm/slub.c itself, not at the version number.
 ///
+/// SLUB before 3.6 calls the object size s->objsize, and before 3.8 links a
+/// page to its cache through page->slab: the probe rules "old_objsize" and
+/// "old_slab_link" find those spellings in mm/slub.c and the hook uses them.
+///
 /// The function goes after ksize(), which every SLUB since 2.6.22 has.
 ///
 // Confidence: High
@@ -26,6 +30,16 @@ __check_heap_object@p(...) { ... }
 identifier s;
 @@
 s->red_left_pad
+
+@old_objsize@
+expression E;
+@@
+E->objsize
+
+@old_slab_link@
+expression E;
+@@
+E->slab
 
 @depends on patch && !hook@
 declarer name EXPORT_SYMBOL;
@@ -72,6 +86,28 @@ offset = E % s->size;
 +		offset -= s->red_left_pad;
 +	}
 ...
+}
+
+@depends on patch && !hook && old_objsize@
+identifier s;
+@@
+__check_heap_object(...)
+{
+<...
+- s->object_size
++ s->objsize
+...>
+}
+
+@depends on patch && !hook && old_slab_link@
+expression P;
+@@
+__check_heap_object(...)
+{
+<...
+- P->slab_cache
++ P->slab
+...>
 }
 
 @script:python depends on report && hook@

@@ -96,6 +96,17 @@ ARCHES = {
 		"copy_from_user": ("to", [hdr("ia64", "uaccess.h")], MACRO),
 	},
 }
+# Before 3.13 x86_64 has no __copy_{from,to}_user_nocheck(): the copy
+# bodies are __copy_{from,to}_user() and __copy_{from,to}_user_inatomic()
+# themselves.  Where a file does not define the _nocheck helper, those are
+# wired in its place (the probe rule "nocheck" finds the helper).
+INSTEAD = {
+	("x86", "__copy_from_user_nocheck"): ["__copy_from_user",
+					      "__copy_from_user_inatomic"],
+	("x86", "__copy_to_user_nocheck"): ["__copy_to_user",
+					    "__copy_to_user_inatomic"],
+}
+has_nocheck = set()	# (file, helper) for every _nocheck helper defined
 seen_files = set()
 wired = {}	# (file, function) -> line of its check_object_size() call
 defined = {}	# (file, routine) -> line, for every listed routine found
@@ -106,7 +117,25 @@ def wanted(p, f, side):
 		w = table.get(f)
 		if w is not None and w[0] == side and p[0].file in w[1]:
 			return True
+	for (arch, helper), subs in INSTEAD.items():
+		w = ARCHES[arch][helper]
+		if f in subs and w[0] == side and p[0].file in w[1] and \
+		   (p[0].file, helper) not in has_nocheck:
+			return True
 	return False
+
+// The x86_64 _nocheck helpers, where a tree has them.
+@nocheck@
+identifier f =~ "^__copy_(from|to)_user_nocheck$";
+position p;
+@@
+f@p(...) { ... }
+
+@script:python depends on nocheck@
+f << nocheck.f;
+p << nocheck.p;
+@@
+has_nocheck.add((p[0].file, f))
 
 // Calls already there (upstream's own, an earlier run's, a vendor's): a
 // routine that has one is left alone, and counts as wired in the audit.
@@ -286,6 +315,11 @@ for arch in sorted(ARCHES):
 	for f in sorted(table):
 		where = table[f][1]
 		hits = sorted(k for k in defined if k[1] == f and k[0] in where)
+		if not hits and (arch, f) in INSTEAD:
+			subs = INSTEAD[(arch, f)]
+			hits = sorted((k for k in defined
+				       if k[1] in subs and k[0] in where),
+				      key=lambda k: subs.index(k[1]))
 		if not hits and len(table[f]) > 2:
 			print("audit: gap %s %s (%s)" % (arch, f, table[f][2]))
 		elif not hits:
@@ -293,6 +327,6 @@ for arch in sorted(ARCHES):
 			      % (arch, f, " or ".join(where)))
 		for key in hits:
 			if key in wired:
-				print("audit: wired %s:%s %s" % (key[0], wired[key], f))
+				print("audit: wired %s:%s %s" % (key[0], wired[key], key[1]))
 			else:
 				print("audit: UNWIRED %s %s" % key)

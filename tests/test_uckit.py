@@ -167,6 +167,16 @@ class Apply(Base):
         self.assertEqual(r.returncode, 1)
         self.assertIn("already hardened (native)", r.stderr)
 
+    def test_patch_for_an_absent_arch_is_na(self):
+        # arm64 before 3.7: its Kconfig patch is "n/a", not a failure;
+        # a patch that also touches common files still has to apply.
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        self.assertEqual(uckit.absent_arch(tree, ["arch/arm64/Kconfig"]),
+                         "arm64")
+        self.assertIsNone(uckit.absent_arch(tree, ["arch/x86/Kconfig"]))
+        self.assertIsNone(uckit.absent_arch(tree, ["arch/arm64/Kconfig",
+                                                   "mm/Makefile"]))
+
     def test_tarball_kernel(self):
         tree = mini_tree(os.path.join(self.tmp, "linux-4.4.999"))
         tarball = os.path.join(self.tmp, "linux-4.4.999.tar.xz")

@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/export.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sched.h>

@@ -10,6 +10,11 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 
+/* 3.5+: CMA pageblocks; a tree without CMA has none. */
+#ifndef is_migrate_cma
+#define is_migrate_cma(migratetype) false
+#endif
+
 /* 4.5+: is a page in a CMA pageblock? */
 #ifndef is_migrate_cma_page
 #define is_migrate_cma_page(page) \
