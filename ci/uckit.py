@@ -165,13 +165,15 @@ def fetch_version(version, man):
     tree = os.path.join(CACHE, "trees", "linux-" + version)
     if os.path.isfile(os.path.join(tree, "Makefile")):
         return tree
-    name = "linux-%s.tar.xz" % version
+    # kernel.org names a first release X.Y, not X.Y.0 (linux-3.16.tar.xz).
+    upstream = re.sub(r"^(\d+\.\d+)\.0$", r"\1", version)
+    name = "linux-%s.tar.xz" % upstream
     tarball = os.path.join(CACHE, "tarballs", name)
     os.makedirs(os.path.dirname(tarball), exist_ok=True)
     try:
         want = expected_sha256(man, version, name)
         if not os.path.exists(tarball):
-            url = man["url"].replace("{version}", version)
+            url = man["url"].replace("{version}", upstream)
             log("fetching %s" % url)
             download(url, tarball)
     except OSError as e:

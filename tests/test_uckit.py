@@ -104,6 +104,20 @@ class Errors(Base):
             uckit.fetch_version("4.4.3", {"url": "file:///x"})
         self.assertIn("refusing an unverified download", str(cm.exception))
 
+    def test_first_release_uses_kernel_org_name(self):
+        # kernel.org publishes 3.16.0 as linux-3.16.tar.xz (top dir
+        # linux-3.16); the cache keeps it as linux-3.16.0.
+        src = os.path.join(self.tmp, "src")
+        mini_tree(os.path.join(src, "linux-4.99"), sublevel=0, patchlevel=99)
+        tarball = os.path.join(self.tmp, "linux-4.99.tar.xz")
+        with tarfile.open(tarball, "w:xz") as tar:
+            tar.add(os.path.join(src, "linux-4.99"), arcname="linux-4.99")
+        man = {"sha256-4.99.0": uckit.sha256_of(tarball),
+               "url": "file://" + self.tmp + "/linux-{version}.tar.xz"}
+        tree = uckit.fetch_version("4.99.0", man)
+        self.assertEqual(os.path.basename(tree), "linux-4.99.0")
+        self.assertEqual(uckit.tree_version(tree), "4.99.0")
+
     def test_branch_without_series(self):
         tree = mini_tree(os.path.join(self.tmp, "t"), patchlevel=99)
         r = self.run_uckit("apply", tree, os.path.join(self.tmp, "out"))
