@@ -268,11 +268,13 @@ qemu_cmd=("$qemu" -accel tcg "${qemu_machine[@]}" -smp 1 -nographic -no-reboot
 [ "$ARCH_SERIAL2" = 1 ] && qemu_cmd+=(-serial "file:$work/ktap.out")
 start=$(date +%s)
 qemu_rc=0
+# --foreground keeps QEMU in this script's process group, so stopping a
+# boot test (kill -- -PGID) stops its guest too.
 if [ "$verbose" = 1 ]; then
-	timeout -k 10 "$timeout" "${qemu_cmd[@]}" </dev/null 2>&1 |
+	timeout --foreground -k 10 "$timeout" "${qemu_cmd[@]}" </dev/null 2>&1 |
 		tee "$out/console.log" || qemu_rc=$?
 else
-	timeout -k 10 "$timeout" "${qemu_cmd[@]}" </dev/null \
+	timeout --foreground -k 10 "$timeout" "${qemu_cmd[@]}" </dev/null \
 		>"$out/console.log" 2>&1 || qemu_rc=$?
 fi
 log "qemu exited with $qemu_rc after $(($(date +%s) - start))s"
