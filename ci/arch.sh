@@ -51,7 +51,8 @@ arch_setup() {
 		ARCH_FRAGMENTS="arm64"
 		ARCH_QEMU=qemu-system-aarch64 ARCH_QEMU_PKG=qemu-system-arm
 		ARCH_QEMU_MACHINE="-M virt -cpu cortex-a57 -m 512"
-		ARCH_CONSOLE=ttyAMA0 ARCH_EXPECT="no-frame-walker" ;;
+		ARCH_CONSOLE=ttyAMA0
+		ARCH_EXPECT="no-frame-walker kernel-fault-oopses" ;;
 	arm)
 		# The soft-float toolchain: armhf's gcc rejects -march=armv7-a
 		# in the kernel's cc-option probes (build-notes).
