@@ -104,7 +104,10 @@ bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
 	rc=$?
 t1=$(date +%s)
 if [ "$rc" != 0 ]; then
-	reason=$(grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v '^kbuild: error: build failed' | head -n 1)
+	# The first line that says what broke: a link or Kconfig complaint
+	# before a generic "error".
+	reason=$(grep -m1 -E 'multiple definition|undefined reference|^kbuild: CONFIG_' "$results/kbuild.log" ||
+		grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v -e '^kbuild: error: build failed' -e 'collect2' | head -n 1 || true)
 	record "$((t1 - t0))" 0 build-failed "${reason:-see kbuild.log}"
 	echo "boot-test: $cell: BUILD FAILED (results in $results)"
 	exit 1
