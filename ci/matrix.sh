@@ -58,10 +58,17 @@ awk -F'\t' -v arches="$arches" '
 		name = k[3] (k[4] == "n" ? "-n" : "")
 		if ($3 == "pass")
 			ok[kern, arch] = ok[kern, arch] (ok[kern, arch] == "" ? "" : ", ") name
-		else
+		else {
+			# Short reasons: the linker message without its paths.
+			r = $7
+			sub(/^[^ ]*ld: [^ ]*: /, "", r)
+			sub(/; .*$/, "", r)
+			if (length(r) > 80)
+				r = substr(r, 1, 77) "..."
 			bad[kern, arch] = bad[kern, arch] (bad[kern, arch] == "" ? "" : "; ") \
 				name ": " ($3 == "build-failed" ? "build failed" : $3) \
-				($7 == "" ? "" : " (" $7 ")")
+				(r == "" ? "" : " (" r ")")
+		}
 	}
 	END {
 		na = split(arches, a, " ")
