@@ -106,7 +106,7 @@ t1=$(date +%s)
 if [ "$rc" != 0 ]; then
 	# The first line that says what broke: a link or Kconfig complaint
 	# before a generic "error".
-	reason=$(grep -m1 -E 'multiple definition|undefined reference|^kbuild: CONFIG_' "$results/kbuild.log" ||
+	reason=$(grep -m1 -E 'multiple definition|undefined reference|^kconfig: CONFIG_' "$results/kbuild.log" ||
 		grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v -e '^kbuild: error: build failed' -e 'collect2' | head -n 1 || true)
 	record "$((t1 - t0))" 0 build-failed "${reason:-see kbuild.log}"
 	echo "boot-test: $cell: BUILD FAILED (results in $results)"

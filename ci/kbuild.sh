@@ -35,6 +35,8 @@ case "$hardened" in y|n) ;; *) die "HARDENED must be y or n, not '$hardened'" ;;
 
 # shellcheck source=ci/arch.sh
 . "$top/ci/arch.sh"
+# shellcheck source=ci/kconfig-check.sh
+. "$top/ci/kconfig-check.sh"
 arch_setup "$arch" || exit 1
 
 mkdir -p "$build"
@@ -97,36 +99,8 @@ else
 fi
 
 # Every symbol the fragments ask for and the tree defines must be set so.
-# A later fragment overrides an earlier one (the arch fragment may turn off
-# what base asks for), so only the last request for a symbol counts.
-# "Defined" means in a Kconfig this arch reads: other arches' Kconfig files
-# are left out (EARLY_PRINTK exists for x86 only, say).
-defined=$(find "$src" -path "$src/arch" -prune -o -name 'Kconfig*' -print \
-		| cat - <(find "$src/arch/Kconfig" "$src/arch/$ARCH_SRCARCH" -name 'Kconfig*') \
-		| xargs grep -hoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' \
-		| awk '{print $2}' | sort -u)
-bad=0
-while read -r line; do
-	case "$line" in
-	CONFIG_*=*) sym=${line%%=*}; want=${line#*=} ;;
-	"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want=n ;;
-	*) continue ;;
-	esac
-	name=${sym#CONFIG_}
-	grep -qx "$name" <<<"$defined" || continue
-	got=$(grep -E "^$sym=|^# $sym is not set" "$build/.config" | head -n1)
-	case "$got" in
-	"$sym=$want") ;;
-	"# $sym is not set") [ "$want" = n ] || { echo "kbuild: $sym=$want requested, Kconfig dropped it" >&2; bad=1; } ;;
-	"") [ "$want" = n ] || { echo "kbuild: $sym=$want requested, Kconfig dropped it (dependencies unmet)" >&2; bad=1; } ;;
-	*) echo "kbuild: $sym: requested $want, got ${got#*=}" >&2; bad=1 ;;
-	esac
-done < <(tac "$build/uc-fragments.config" | awk '
-	/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s) }
-	/^# CONFIG_[A-Za-z0-9_]+ is not set/ { s = $2 }
-	s != "" && !seen[s]++ { print }
-	{ s = "" }' | tac)
-[ "$bad" = 0 ] || die "configuration does not match the fragments (see above)"
+kconfig_check "$src" "$ARCH_SRCARCH" "$build/uc-fragments.config" "$build/.config" ||
+	die "configuration does not match the fragments (see above)"
 
 start=$(date +%s)
 read -r -a targets <<<"$ARCH_TARGETS"

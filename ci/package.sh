@@ -45,6 +45,8 @@ kernel=$1 arch=$2 format=$3 out=$4 config=${5:-}
 
 # shellcheck source=ci/arch.sh
 . "$top/ci/arch.sh"
+# shellcheck source=ci/kconfig-check.sh
+. "$top/ci/kconfig-check.sh"
 case "$arch" in
 x86_64) debarch=amd64 rpmarch=x86_64 ;;
 arm64) debarch=arm64 rpmarch=aarch64 ;;
@@ -162,21 +164,11 @@ patched_tree() {
 	done < <(series_patches)
 }
 
-# last_settings FILE: the CONFIG_ lines of the fragments, each symbol's
-# last one only (a later fragment overrides an earlier, as merge_config does).
-last_settings() {
-	tac "$1" | awk '
-		/^CONFIG_[A-Za-z0-9_]+=/ { s = substr($0, 1, index($0, "=") - 1) }
-		/^# CONFIG_[A-Za-z0-9_]+ is not set/ { s = $2 }
-		!/^CONFIG_[A-Za-z0-9_]+=/ && !/^# CONFIG_[A-Za-z0-9_]+ is not set/ { next }
-		!(s in seen) { seen[s] = 1; print }' | tac
-}
-
 # --- the config -------------------------------------------------------------------
 # resolve_config SRC: writes $work/config from the base and the fragments,
 # run through olddefconfig against the (patched) tree SRC, and checks it.
 resolve_config() {
-	local src=$1 cb=$work/config-build frags f line sym want got bad=0 defined srcarch
+	local src=$1 cb=$work/config-build frags f got bad=0
 	mkdir -p "$cb"
 	cmake() {
 		make -s -C "$src" O="$cb" ARCH="$karch" ${cross:+CROSS_COMPILE="$cross"} \
@@ -188,8 +180,11 @@ resolve_config() {
 		else
 			cmake allnoconfig >/dev/null
 		fi
-		frags=("$top/ci/configs/base.config" "$top/ci/configs/$arch.config"
-			"$top/ci/configs/slub.config")
+		frags=("$top/ci/configs/base.config")
+		for f in $ARCH_FRAGMENTS; do
+			frags+=("$top/ci/configs/$f.config")
+		done
+		frags+=("$top/ci/configs/slub.config")
 	else
 		cp "$config" "$cb/.config"
 		frags=("$top/packaging/config/distro.config")
@@ -203,31 +198,7 @@ resolve_config() {
 		"$cb/.config" "$cb/uc-fragments.config" >/dev/null)
 	cmake olddefconfig >/dev/null
 
-	# Symbols this arch can have: the Kconfig files outside arch/ and
-	# those of arch/SRCARCH (EARLY_PRINTK of x86 is not arm64's).
-	srcarch=$karch
-	case "$karch" in x86_64 | i386) srcarch=x86 ;; esac
-	# (quilt's .pc/ holds unpatched copies: not the tree's).
-	defined=$({ find "$src" \( -path "$src/arch" -o -path "$src/.pc" \
-		-o -path "$src/debian" \) -prune -o -name 'Kconfig*' -print
-		find "$src/arch/$srcarch" -name 'Kconfig*'; } |
-		xargs grep -hoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' |
-		awk '{print $2}' | sort -u)
-	while read -r line; do
-		case "$line" in
-		CONFIG_*=*) sym=${line%%=*} want=${line#*=} ;;
-		"# CONFIG_"*" is not set") sym=${line#\# } sym=${sym%% *} want=n ;;
-		*) continue ;;
-		esac
-		grep -qx "${sym#CONFIG_}" <<<"$defined" || continue
-		got=$(grep -E "^$sym=|^# $sym is not set" "$cb/.config" | head -n1)
-		case "$got" in
-		"$sym=$want") ;;
-		"# $sym is not set" | "") [ "$want" = n ] || [ "$want" = '""' ] || {
-			log "$sym=$want requested, Kconfig dropped it"; bad=1; } ;;
-		*) log "$sym: requested $want, got ${got#*=}"; bad=1 ;;
-		esac
-	done < <(last_settings "$cb/uc-fragments.config")
+	kconfig_check "$src" "$ARCH_SRCARCH" "$cb/uc-fragments.config" "$cb/.config" || bad=1
 	grep -qx 'CONFIG_HARDENED_USERCOPY=y' "$cb/.config" || {
 		log "CONFIG_HARDENED_USERCOPY=y is not in the resolved config"; bad=1; }
 	[ "$bad" = 0 ] || die "the resolved config does not match the fragments (see above)"
