@@ -473,10 +473,16 @@ def step_patch(tree, step, before):
         log("        patches/%s: n/a, this tree has no arch/%s"
             % (step["item"], arch))
         return None
+    # Forward first: a patch that only deletes a line reverse-applies
+    # almost anywhere once fuzz has eaten its context, so "reverse applies"
+    # alone would skip a fix the tree still needs.
+    fwd = subprocess.run(["patch", "-p1", "--forward", "--dry-run",
+                          "--batch", "--silent"], cwd=tree, input=text,
+                         capture_output=True, text=True)
     rev = subprocess.run(["patch", "-p1", "-R", "--dry-run", "--batch",
                           "--silent", "-f"], cwd=tree, input=text,
                          capture_output=True, text=True)
-    if rev.returncode == 0:
+    if fwd.returncode != 0 and rev.returncode == 0:
         # The tree already carries this change (a vendor or later
         # sublevel fix): nothing to do, nothing to export.
         log("        patches/%s is already in this tree: skipped"

@@ -191,6 +191,34 @@ class Apply(Base):
         self.assertIsNone(uckit.absent_arch(tree, ["arch/arm64/Kconfig",
                                                    "mm/Makefile"]))
 
+    def test_deleting_patch_is_applied_not_skipped(self):
+        # A compat patch that only deletes a line reverse-applies almost
+        # anywhere with fuzz; it must still be applied where it applies.
+        top = os.path.join(self.tmp, "top")
+        os.makedirs(os.path.join(top, "patches", "compat"))
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        body = "#include <a.h>\n#include <b.h>\n\n%s\n/* more */\n" \
+            "#define X 1\n\nint y;\n\nint z;\n"
+        with open(os.path.join(tree, "lex.c"), "w") as f:
+            f.write(body % "int yylloc;\n")
+        with open(os.path.join(top, "patches", "compat", "d.patch"),
+                  "w") as f:
+            f.write("Subject: drop yylloc\n---\n--- a/lex.c\n+++ b/lex.c\n"
+                    "@@ -2,5 +2,4 @@\n #include <b.h>\n \n-int yylloc;\n"
+                    " \n /* more */\n")
+        step = {"group": "compat", "kind": "patch", "item": "compat/d.patch",
+                "reason": "test"}
+        before = os.path.join(self.tmp, "before")
+        saved, uckit.TOP = uckit.TOP, top
+        try:
+            self.assertIsNotNone(uckit.step_patch(tree, step, before))
+            with open(os.path.join(tree, "lex.c")) as f:
+                self.assertNotIn("yylloc", f.read())
+            # applied once, the same step is "already in this tree"
+            self.assertIsNone(uckit.step_patch(tree, step, before))
+        finally:
+            uckit.TOP = saved
+
     def test_tarball_kernel(self):
         tree = mini_tree(os.path.join(self.tmp, "linux-4.4.999"))
         tarball = os.path.join(self.tmp, "linux-4.4.999.tar.xz")
