@@ -168,7 +168,7 @@ static void report_usercopy(const void *ptr, unsigned long len,
 		 to_user ? "exposure" : "overwrite",
 		 to_user ? "from" : "to", ptr, type ? : "unknown", len);
 	/* BUG() runs the arch's oops path: lock breaking, kill, taint. */
-	BUG();
+	usercopy_bug();
 }
 
 /*

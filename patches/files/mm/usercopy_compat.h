@@ -7,8 +7,13 @@
 #ifndef _MM_USERCOPY_COMPAT_H
 #define _MM_USERCOPY_COMPAT_H
 
+#include <linux/bug.h>
+#include <linux/hardirq.h>
+#include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
 
 /* 3.5+: CMA pageblocks; a tree without CMA has none. */
 #ifndef is_migrate_cma
@@ -30,6 +35,26 @@
 #define usercopy_lm_alias(x)	((unsigned long)lm_alias(x))
 #else
 #define usercopy_lm_alias(x)	((unsigned long)__va(__pa(x)))
+#endif
+
+/*
+ * A violation ends the offending task through the arch's trapping BUG():
+ * the oops path prints the trace, taints, and kills the task.  Where the
+ * arch has none (arm64 before 4.2), asm-generic's BUG() panics the whole
+ * machine instead; there the task is ended as an oops would end it.
+ * (Every such target has the two-argument add_taint() of 3.8 and later.)
+ */
+#if defined(CONFIG_BUG) && !defined(HAVE_ARCH_BUG)
+static inline void __noreturn usercopy_bug(void)
+{
+	dump_stack();
+	if (in_interrupt() || panic_on_oops)
+		panic("usercopy: fatal exception");
+	add_taint(TAINT_DIE, LOCKDEP_NOW_UNRELIABLE);
+	do_exit(SIGKILL);
+}
+#else
+#define usercopy_bug()	BUG()
 #endif
 
 #endif /* _MM_USERCOPY_COMPAT_H */
