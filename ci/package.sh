@@ -202,6 +202,11 @@ resolve_config() {
 	grep -qx 'CONFIG_HARDENED_USERCOPY=y' "$cb/.config" || {
 		log "CONFIG_HARDENED_USERCOPY=y is not in the resolved config"; bad=1; }
 	[ "$bad" = 0 ] || die "the resolved config does not match the fragments (see above)"
+	# 4.18+ read CONFIG_LOCALVERSION for kernelrelease from auto.conf,
+	# which only syncconfig writes.
+	if grep -qw syncconfig "$src/scripts/kconfig/Makefile"; then
+		cmake syncconfig >/dev/null
+	fi
 	got=$(cmake kernelrelease | tail -n1)
 	[ "$got" = "$kver" ] || die "kernel release is '$got', expected '$kver'"
 	cp "$cb/.config" "$work/config"
