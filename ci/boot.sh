@@ -277,10 +277,11 @@ if [ "$verbose" = 1 ]; then
 	tail -n +1 -f --pid="$qemu_pid" "$out/console.log" &
 fi
 # Some guests cannot power off (arm64 before 3.12 halts in a loop): once the
-# suite's end marker is out, QEMU gets a grace period, then is stopped.
+# suite's end marker (or its Bail out!) is out, QEMU gets a grace period,
+# then is stopped.
 done_at=0 stopped=0
 while kill -0 "$qemu_pid" 2>/dev/null; do
-	if [ "$done_at" = 0 ] && grep -qa 'UC-SUITE-DONE' "$work/ktap.out" "$out/console.log"; then
+	if [ "$done_at" = 0 ] && grep -qaE 'UC-SUITE-DONE|^Bail out!' "$work/ktap.out" "$out/console.log"; then
 		done_at=$(date +%s)
 	fi
 	if [ "$done_at" != 0 ] && [ $(($(date +%s) - done_at)) -ge 15 ]; then
