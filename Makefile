@@ -24,7 +24,7 @@ DEBS := coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev \
 PKG_DEBS := rpm rpmlint lintian createrepo-c dnf apt-utils mmdebstrap \
 	debhelper dpkg-dev
 
-.PHONY: help deps deps-package apply export audit boot-test run package package-test matrix bench check lint
+.PHONY: help deps deps-package apply export audit boot-test boot-all run package package-test matrix bench check lint
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -53,11 +53,14 @@ package: ## distro packages of KERNEL: ARCH= FORMAT=deb|rpm OUT=DIR [CONFIG=.con
 	@bash ci/package.sh '$(KERNEL)' '$(ARCH)' '$(FORMAT)' '$(OUT)' '$(CONFIG)'
 
 package-test: ## build, lint, install (apt/dnf), upgrade, boot and remove the packages
-	@bash tests/package-test.sh --arch '$(ARCH)' --format '$(FORMAT)'
+	@bash tests/package-test.sh --kernel '$(KERNEL)' --arch '$(ARCH)' --format '$(FORMAT)'
 
 deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) $(PKG_DEBS) >/dev/null
+
+boot-all: ## every feasible kernel x arch cell of the cache (hours when cold), then make matrix
+	@UC_BOOT_CELLS=all UC_BOOT_BUDGET=1000000 bash tests/run.sh --only boot; bash ci/matrix.sh
 
 matrix: ## the support matrix from the boot-test results recorded so far
 	@bash ci/matrix.sh

@@ -32,6 +32,24 @@ branch=$(sed -n 's/^branch=//p' <<<"$info")
 state=$(sed -n 's/^state=//p' <<<"$info")
 
 treeid=$(printf %s "$tree" | sha256sum | cut -c1-8)
+
+# An arch the tree does not have (arm64 before 3.7) is no cell: recorded as
+# n/a with the reason, for the matrix, and not an error.
+if [ ! -d "$tree/arch/$ARCH_SRCARCH" ]; then
+	na="linux-$version-$treeid-$arch-$alloc-h$hardened"
+	mkdir -p "${RESULTS:-$cache/results}/$na"
+	{
+		echo "kernel=$version"
+		echo "state=$([ "$state" = none ] && echo backport || echo "$state")"
+		echo "arch=$arch alloc=$alloc hardened=$hardened"
+		echo "build_s=0 boot_s=0"
+		echo "date=$(date -u +%Y-%m-%d)"
+		echo "result=n/a"
+		echo "reason: Linux $version has no arch/$ARCH_SRCARCH"
+	} >"${RESULTS:-$cache/results}/$na/cell.txt"
+	echo "boot-test: $na: N/A (Linux $version has no arch/$ARCH_SRCARCH)"
+	exit 0
+fi
 case "$state" in
 none)
 	# One hardened copy per pristine tree, at a stable path: when the

@@ -42,7 +42,8 @@ trap 'rm -f "${TMPDIR:-/tmp}/uc-matrix.$$"' EXIT
 
 echo "Kernel x arch: the cells that passed (slub, slab; -n = the HARDENED=n"
 echo "control, which must let every violation through); FAIL/build failed"
-echo "name the first reason; a blank cell was not run."
+echo "name the first reason; n/a: the tree has no such arch; a blank cell"
+echo "was not run."
 echo
 printf '| kernel | how |'
 for a in $arches; do printf ' %s |' "$a"; done
@@ -58,6 +59,8 @@ awk -F'\t' -v arches="$arches" '
 		name = k[3] (k[4] == "n" ? "-n" : "")
 		if ($3 == "pass")
 			ok[kern, arch] = ok[kern, arch] (ok[kern, arch] == "" ? "" : ", ") name
+		else if ($3 == "n/a")
+			nocell[kern, arch] = "n/a: " $7
 		else {
 			# Short reasons: the linker message without its paths.
 			r = $7
@@ -77,6 +80,8 @@ awk -F'\t' -v arches="$arches" '
 			printf "| %s | %s |", kern, how[kern]
 			for (j = 1; j <= na; j++) {
 				c = ok[kern, a[j]]
+				if (c == "" && nocell[kern, a[j]] != "")
+					c = nocell[kern, a[j]]
 				if (bad[kern, a[j]] != "")
 					c = c (c == "" ? "" : "; ") "**" bad[kern, a[j]] "**"
 				printf " %s |", c

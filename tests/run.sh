@@ -147,6 +147,29 @@ if want boot; then
 			[ "$v" = "$(sed -n 's/^default: //p' "$top/kernels/${v%.*}")" ] || continue
 			cells+=("$v x86_64 slub y" "$v x86_64 slab y" "$v x86_64 slub n")
 		done
+		# UC_BOOT_CELLS=all (make boot-all): every arch on every default
+		# tree too, SLUB hardened (and SLAB on arm64); an arch the tree
+		# lacks is recorded n/a by boot-test and skipped here.
+		if [ "${UC_BOOT_CELLS:-ci}" = all ]; then
+			# shellcheck source=ci/arch.sh
+			. "$top/ci/arch.sh"
+			for t in ${trees[@]+"${trees[@]}"}; do
+				v=${t#linux-}
+				[ "$v" = "$(sed -n 's/^default: //p' "$top/kernels/${v%.*}" 2>/dev/null)" ] || continue
+				[ "$v" = 4.4.220 ] && continue
+				for a in $UC_ARCHES; do
+					[ "$a" = x86_64 ] && continue
+					arch_setup "$a"
+					if [ ! -d "$cache/trees/$t/arch/$ARCH_SRCARCH" ]; then
+						bash "$top/ci/boot-test.sh" "$v" "$a" slub y >/dev/null 2>&1 || true
+						skip "boot-test $v $a" "Linux $v has no arch/$ARCH_SRCARCH"
+						continue
+					fi
+					cells+=("$v $a slub y")
+					[ "$a" = arm64 ] && cells+=("$v $a slab y")
+				done
+			done
+		fi
 		# Every other arch on 4.4.220: the feature and its control.
 		if [ -f "$cache/trees/linux-4.4.220/Makefile" ]; then
 			# shellcheck source=ci/arch.sh
@@ -181,23 +204,36 @@ if want boot; then
 fi
 
 if want packages; then
-	echo "# packages: .deb and .rpm of 4.4.220 x86_64 (image and headers: build, lint, install, upgrade, module build, boot, removal) and arm64 (build, lint, contents, install, boot)"
+	echo "# packages: .deb and .rpm of 4.4.220 (backport) and of KERNEL=debian (6.1, native): x86_64 image and headers (build, lint, install, upgrade, module build, boot, removal), arm64 cross-built (build, lint, contents, install, boot)"
+	pkernels=()
 	if [ "${UC_PACKAGES:-1}" = 0 ]; then
 		skip "package tests" "UC_PACKAGES=0"
-	elif [ ! -f "$cache/trees/linux-4.4.220/Makefile" ]; then
-		skip "package tests" "linux-4.4.220 is not in the kernel cache"
 	else
-		for format in deb rpm; do
-			ktap < <(bash "$top/tests/package-test.sh" --format "$format" 2>&1)
-		done
-		if [ "${UC_PACKAGES_ARM64:-1}" = 0 ]; then
-			skip "arm64 package tests" "UC_PACKAGES_ARM64=0"
+		if [ -f "$cache/trees/linux-4.4.220/Makefile" ]; then
+			pkernels+=(4.4.220)
 		else
-			for format in deb rpm; do
-				ktap < <(bash "$top/tests/package-test.sh" --arch arm64 --format "$format" 2>&1)
-			done
+			skip "package tests 4.4.220" "linux-4.4.220 is not in the kernel cache"
+		fi
+		if [ "${UC_PACKAGES_DEBIAN:-1}" = 0 ]; then
+			skip "package tests debian" "UC_PACKAGES_DEBIAN=0"
+		elif [ -f /usr/src/linux-source-6.1.tar.xz ]; then
+			pkernels+=(debian)
+		else
+			skip "package tests debian" "apt-get install linux-source-6.1"
 		fi
 	fi
+	for k in ${pkernels[@]+"${pkernels[@]}"}; do
+		for format in deb rpm; do
+			ktap < <(bash "$top/tests/package-test.sh" --kernel "$k" --format "$format" 2>&1)
+		done
+		if [ "${UC_PACKAGES_ARM64:-1}" = 0 ]; then
+			skip "arm64 package tests $k" "UC_PACKAGES_ARM64=0"
+			continue
+		fi
+		for format in deb rpm; do
+			ktap < <(bash "$top/tests/package-test.sh" --kernel "$k" --arch arm64 --format "$format" 2>&1)
+		done
+	done
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
