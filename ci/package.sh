@@ -110,17 +110,18 @@ fi
 
 # --- the series ---------------------------------------------------------------
 npatches=0
+# (One line, under 72 characters: it goes into changelogs and descriptions.)
 case "$state" in
 none)
 	python3 "$top/ci/uckit.py" export "$tree" "$work/series" >&2
 	npatches=$(grep -c '^[^#]' "$work/series/series")
-	origin="Hardened usercopy backported by usercopy-backports (series/$branch, $npatches patches)."
+	origin="Backported by usercopy-backports: series/$branch, $npatches patches."
 	;;
 native)
-	origin="CONFIG_HARDENED_USERCOPY is native in this tree: packaged unpatched, the option enabled."
+	origin="Native in this Linux release: built unpatched, the option enabled."
 	;;
 backport)
-	origin="The tree was already hardened (usercopy-backports apply): packaged as it is."
+	origin="Tree hardened earlier by usercopy-backports apply: packaged as is."
 	;;
 *)
 	die "tree $tree is partially hardened (state=$state): start from a pristine tree"
