@@ -17,12 +17,16 @@
 #   ARCH_CONSOLE      the kernel console device
 #   ARCH_SERIAL2      1 if the machine takes a second -serial for the report
 #   ARCH_EXPECT       tests/guest/expect/NAME files for intended differences
+#   ARCH_NEEDS        "SYMBOL=what it is" words: Kconfig symbols a tree must
+#                     define under arch/ for the boot target to exist at all
+#                     (a tree without one is an n/a cell, not a failure)
 UC_ARCHES="x86_64 i386 arm64 arm ppc64le ppc64 s390x sparc64"
 
 arch_setup() {
 	ARCH_KCFLAGS=""
 	ARCH_SERIAL2=1
 	ARCH_EXPECT=""
+	ARCH_NEEDS=""
 	case "$1" in
 	x86_64)
 		KARCH=x86_64 ARCH_SRCARCH=x86 CROSS_COMPILE=""
@@ -62,6 +66,7 @@ arch_setup() {
 		ARCH_FRAGMENTS="arm"
 		ARCH_QEMU=qemu-system-arm ARCH_QEMU_PKG=qemu-system-arm
 		ARCH_QEMU_MACHINE="-M virt -cpu cortex-a15 -m 256"
+		ARCH_NEEDS="ARCH_VIRT=QEMU's_virt_board_(3.9+)"
 		ARCH_CONSOLE=ttyAMA0
 		ARCH_EXPECT="no-frame-walker kernel-fault-oopses" ;;
 	ppc64le|ppc64)
@@ -69,6 +74,7 @@ arch_setup() {
 		# in prom_init.c and the boot hangs: no IPA constant
 		# propagation (build-notes).
 		if [ "$1" = ppc64le ]; then
+			ARCH_NEEDS="CPU_LITTLE_ENDIAN=little-endian_ppc64_(3.13+)"
 			CROSS_COMPILE=powerpc64le-linux-gnu-
 			ARCH_GCC_PKG="gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"
 		else
@@ -116,5 +122,5 @@ arch_setup() {
 	esac
 	export KARCH ARCH_SRCARCH CROSS_COMPILE ARCH_GCC_PKG ARCH_IMAGE \
 		ARCH_TARGETS ARCH_KCFLAGS ARCH_FRAGMENTS ARCH_QEMU ARCH_QEMU_PKG \
-		ARCH_QEMU_MACHINE ARCH_CONSOLE ARCH_SERIAL2 ARCH_EXPECT
+		ARCH_QEMU_MACHINE ARCH_CONSOLE ARCH_SERIAL2 ARCH_EXPECT ARCH_NEEDS
 }

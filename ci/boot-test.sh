@@ -33,10 +33,11 @@ state=$(sed -n 's/^state=//p' <<<"$info")
 
 treeid=$(printf %s "$tree" | sha256sum | cut -c1-8)
 
-# An arch the tree does not have (arm64 before 3.7) is no cell: recorded as
-# n/a with the reason, for the matrix, and not an error.
-if [ ! -d "$tree/arch/$ARCH_SRCARCH" ]; then
-	na="linux-$version-$treeid-$arch-$alloc-h$hardened"
+# An arch the tree does not have (arm64 before 3.7), or a boot target it
+# cannot build (ARCH_NEEDS: QEMU's arm virt board before 3.9), is no cell:
+# recorded as n/a with the reason, for the matrix, and not an error.
+na_cell() {
+	local na="linux-$version-$treeid-$arch-$alloc-h$hardened"
 	mkdir -p "${RESULTS:-$cache/results}/$na"
 	{
 		echo "kernel=$version"
@@ -45,11 +46,17 @@ if [ ! -d "$tree/arch/$ARCH_SRCARCH" ]; then
 		echo "build_s=0 boot_s=0"
 		echo "date=$(date -u +%Y-%m-%d)"
 		echo "result=n/a"
-		echo "reason: Linux $version has no arch/$ARCH_SRCARCH"
+		echo "reason: $1"
 	} >"${RESULTS:-$cache/results}/$na/cell.txt"
-	echo "boot-test: $na: N/A (Linux $version has no arch/$ARCH_SRCARCH)"
+	echo "boot-test: $na: N/A ($1)"
 	exit 0
-fi
+}
+[ -d "$tree/arch/$ARCH_SRCARCH" ] || na_cell "Linux $version has no arch/$ARCH_SRCARCH"
+for need in $ARCH_NEEDS; do
+	if ! grep -rqsx --include='Kconfig*' "config ${need%%=*}" "$tree/arch/$ARCH_SRCARCH"; then
+		na_cell "Linux $version has no CONFIG_${need%%=*}, $(tr _ ' ' <<<"${need#*=}")"
+	fi
+done
 case "$state" in
 none)
 	# One hardened copy per pristine tree, at a stable path: when the
