@@ -120,8 +120,8 @@ fi
 if want boot; then
 	echo "# boot: QEMU boot tests with the in-guest suite"
 	# Every cached tree with a series: SLUB and SLAB hardened plus the
-	# unhardened control on x86_64; every other arch (ci/arch.sh) on 4.4,
-	# hardened and control; Debian's 6.1 (native,
+	# unhardened control on x86_64, SLUB on arm64; every other arch
+	# (ci/arch.sh) on 4.4, hardened and control; Debian's 6.1 (native,
 	# the oracle) hardened and control.  Cells already built are only
 	# re-checked (make finds nothing to do); a cell that would start after
 	# UC_BOOT_BUDGET seconds (default 2700) of boot testing is skipped
@@ -146,6 +146,13 @@ if want boot; then
 			# Other sublevels of a branch: apply is enough (trees section).
 			[ "$v" = "$(sed -n 's/^default: //p' "$top/kernels/${v%.*}")" ] || continue
 			cells+=("$v x86_64 slub y" "$v x86_64 slab y" "$v x86_64 slub n")
+			# arm64 too where the tree has it: the second arch
+			# distros ship, and the one whose old trees needed
+			# their own compat (dtc, module relocations, BUG()).
+			if [ "$v" != 4.4.220 ] && [ -d "$cache/trees/$t/arch/arm64" ] &&
+				command -v aarch64-linux-gnu-gcc >/dev/null; then
+				cells+=("$v arm64 slub y")
+			fi
 		done
 		# UC_BOOT_CELLS=all (make boot-all): every arch on every default
 		# tree too, SLUB hardened (and SLAB on arm64); an arch the tree
@@ -160,12 +167,15 @@ if want boot; then
 				for a in $UC_ARCHES; do
 					[ "$a" = x86_64 ] && continue
 					arch_setup "$a"
+					# (arm64 SLUB of backports is in the CI cells already)
 					if [ ! -d "$cache/trees/$t/arch/$ARCH_SRCARCH" ]; then
 						bash "$top/ci/boot-test.sh" "$v" "$a" slub y >/dev/null 2>&1 || true
 						skip "boot-test $v $a" "Linux $v has no arch/$ARCH_SRCARCH"
 						continue
 					fi
-					cells+=("$v $a slub y")
+					if [ "$a" != arm64 ] || grep -q '^status: native' "$top/kernels/${v%.*}"; then
+						cells+=("$v $a slub y")
+					fi
 					[ "$a" = arm64 ] && cells+=("$v $a slab y")
 				done
 			done
