@@ -189,11 +189,12 @@ lint_deb() {
 	fi
 }
 
-# deb_root: a fresh Debian 12 root in $root with kmod, gcc and make (made
+# deb_root: a fresh Debian 12 root in $root with kmod, gcc, make and libelf1 (made
 # once from Debian's archive, kept in the cache) and the local repository
 # $repo bind-mounted at /srv/repo.  Fails with a case if it cannot.
 deb_root() {
-	local t0 tarball=$cache/pkgroots/bookworm-kbuild.tar
+	# libelf1: objtool in 6.1's headers package links it.
+	local t0 include=kmod,gcc,make,libelf1 tarball=$cache/pkgroots/bookworm-kbuild-elf.tar
 	for t in mmdebstrap:mmdebstrap apt-ftparchive:apt-utils; do
 		command -v "${t%%:*}" >/dev/null || {
 			skip "deb: install, upgrade, boot, purge" "${t%%:*} not installed (apt-get install ${t#*:})"
@@ -203,15 +204,16 @@ deb_root() {
 	mkdir -p "$cache/pkgroots"
 	if [ ! -f "$tarball" ]; then
 		t0=$(date +%s)
-		if ! mmdebstrap --variant=apt --include=kmod,gcc,make bookworm \
+		# --format: the .tmp name would otherwise make it a directory.
+		if ! mmdebstrap --variant=apt --format=tar --include="$include" bookworm \
 			"$tarball.tmp" >"$dir/mmdebstrap.log" 2>&1; then
 			tail -n 10 "$dir/mmdebstrap.log" | diag
-			rm -f "$tarball.tmp"
+			rm -rf "$tarball.tmp"
 			notok "deb: Debian 12 root (mmdebstrap)" "mmdebstrap failed (network to the archive?)"
 			return 1
 		fi
 		mv "$tarball.tmp" "$tarball"
-		echo "# mmdebstrap --variant=apt --include=kmod,gcc,make bookworm: $(($(date +%s) - t0)) s"
+		echo "# mmdebstrap --variant=apt --include=$include bookworm: $(($(date +%s) - t0)) s"
 	fi
 	root=$dir/deb-$arch-root repo=$dir/deb-$arch-repo
 	rm -rf "$root" "$repo"
