@@ -282,6 +282,9 @@ def hardened_state(tree):
     return "none"
 
 
+KINDS = ("file", "patch", "cocci", "select")
+
+
 def read_series(branch, seen=()):
     """Steps of series/BRANCH; "include OTHER" splices OTHER's steps in."""
     path = os.path.join(TOP, "series", branch)
@@ -301,7 +304,7 @@ def read_series(branch, seen=()):
             if parts[0] == "include" and len(parts) >= 2:
                 steps += read_series(parts[1], seen + (branch,))
                 continue
-            if len(parts) < 4 or parts[1] not in ("file", "patch", "cocci"):
+            if len(parts) < 4 or parts[1] not in KINDS:
                 raise UserError("%s:%d: expected 'group kind item reason' "
                                 "or 'include BRANCH'" % (path, n))
             steps.append({"group": parts[0], "kind": parts[1],
@@ -503,6 +506,105 @@ def step_patch(tree, step, before):
     return head.rstrip("\n") + "\n" + diff
 
 
+# ------------------------------------------------------ Kconfig selects
+
+def parse_select(item):
+    """"arch/x86/Kconfig:X86:A,B" -> (path, "X86", ["A", "B"])."""
+    parts = item.split(":")
+    if len(parts) != 3 or not parts[0].endswith("Kconfig") or \
+            not parts[1] or not parts[2]:
+        raise UserError("select step '%s': expected KCONFIG_FILE:SYMBOL:"
+                        "SELECT[,SELECT...]" % item)
+    return parts[0], parts[1], parts[2].split(",")
+
+
+def config_block(lines, sym):
+    """(first, end) line indexes of "config SYM" and its attributes."""
+    for i, line in enumerate(lines):
+        if line.rstrip("\n") == "config " + sym:
+            end = i + 1
+            while end < len(lines) and (lines[end].startswith(("\t", " "))
+                                        or not lines[end].strip()):
+                end += 1
+            return i, end
+    return None, None
+
+
+def missing_selects(lines, first, end, names):
+    have = set()
+    for line in lines[first:end]:
+        m = re.match(r"^\s+select\s+(\w+)", line)
+        if m:
+            have.add(m.group(1))
+    return [n for n in names if n not in have]
+
+
+def step_select(tree, step, before):
+    """Add "select NAME" lines to one config entry of an arch Kconfig.
+
+    Exact, not fuzzy: a context patch with short select-list context lands
+    in whatever entry matches after fuzz (X86_64 instead of X86 on
+    3.10-4.1, so i386 lost the feature).  The entry must exist; selects
+    already there are kept (a vendor tree), none added twice."""
+    rel, sym, names = parse_select(step["item"])
+    arch = absent_arch(tree, [rel])
+    if arch is not None:
+        log("        %s: n/a, this tree has no arch/%s" % (rel, arch))
+        return None
+    path = os.path.join(tree, rel)
+    if not os.path.isfile(path):
+        raise UserError("%s does not exist in this tree" % rel)
+    with open(path) as f:
+        lines = f.readlines()
+    first, end = config_block(lines, sym)
+    if first is None:
+        raise UserError("no 'config %s' entry in %s: the tree differs "
+                        "from what the step expects" % (sym, rel))
+    todo = missing_selects(lines, first, end, names)
+    if not todo:
+        log("        %s: config %s selects %s already: skipped"
+            % (rel, sym, ", ".join(names)))
+        return None
+    at = first + 1
+    while at < end and re.match(r"^\s+(bool|def_bool|tristate|default|"
+                                r"prompt)\b", lines[at]):
+        at += 1
+    dst = os.path.join(before, rel)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    shutil.copyfile(path, dst)
+    lines[at:at] = ["\tselect %s\n" % n for n in todo]
+    with open(path, "w") as f:
+        f.writelines(lines)
+    body = ["%s: config %s selects %s." % (rel, sym, ", ".join(todo)),
+            "",
+            step["reason"][0].upper() + step["reason"][1:] + "."]
+    return header_lines("hardened usercopy: %s selects %s" % (
+        rel.split("/")[1], ", ".join(todo)), body,
+        "usercopy-backports, series step select %s" % step["item"]) + \
+        git_style_diff(before, tree, rel)
+
+
+def audit_select(tree, step):
+    """Audit lines for a select step: each select in its entry, or not."""
+    rel, sym, names = parse_select(step["item"])
+    arch = absent_arch(tree, [rel])
+    if arch is not None:
+        return True, ["audit: n/a %s config %s (no arch/%s in this tree)"
+                      % (rel, sym, arch)]
+    path = os.path.join(tree, rel)
+    lines = []
+    if os.path.isfile(path):
+        with open(path, errors="replace") as f:
+            lines = f.readlines()
+    first, end = config_block(lines, sym)
+    if first is None:
+        return False, ["audit: MISSING %s config %s (no such entry)"
+                       % (rel, sym)]
+    todo = missing_selects(lines, first, end, names)
+    return not todo, ["audit: %s %s config %s select %s" % (
+        "MISSING" if n in todo else "wired", rel, sym, n) for n in names]
+
+
 def step_cocci(tree, step, before):
     path = os.path.join(TOP, "cocci", step["item"])
     if not os.path.isfile(path):
@@ -542,7 +644,8 @@ def step_cocci(tree, step, before):
                         [subject] + body[1:], origin) + diff
 
 
-STEPS = {"file": step_file, "patch": step_patch, "cocci": step_cocci}
+STEPS = {"file": step_file, "patch": step_patch, "cocci": step_cocci,
+         "select": step_select}
 
 
 def audit(tree, steps=None):
@@ -572,6 +675,10 @@ def audit(tree, steps=None):
             lines.append("audit: %s patches/%s" % (
                 "present" if present else "MISSING", step["item"]))
             ok = ok and present
+        elif step["kind"] == "select":
+            good, got = audit_select(tree, step)
+            ok = ok and good
+            lines += got
         elif step["kind"] == "cocci":
             got = audit_lines(tree, os.path.join(TOP, "cocci", step["item"]))
             if not got:
@@ -611,6 +718,8 @@ def run_series(tree, steps, patches_out=None):
             item = step["item"]
             if step["kind"] == "file":
                 item = "add-" + item
+            elif step["kind"] == "select":
+                item = parse_select(item)[0].split("/")[1] + "-kconfig-select"
             base = re.sub(r"[^A-Za-z0-9]+", "-",
                           re.sub(r"\.(patch|cocci)$", "",
                                  os.path.basename(item) if step["kind"] != "file"
@@ -746,6 +855,8 @@ def fingerprint(version):
     base = {"file": "patches/files", "patch": "patches", "cocci": "cocci"}
     for step in steps:
         h.update(("%(group)s %(kind)s %(item)s\n" % step).encode())
+        if step["kind"] not in base:
+            continue        # a select step is all in its item
         with open(os.path.join(TOP, base[step["kind"]], step["item"]),
                   "rb") as f:
             h.update(f.read())

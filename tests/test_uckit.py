@@ -219,6 +219,39 @@ class Apply(Base):
         finally:
             uckit.TOP = saved
 
+    def test_select_lands_in_its_entry_only(self):
+        # The entry named, not the first one fuzz accepts (X86_64 had
+        # taken x86's selects on 3.10-4.1); a second apply adds nothing.
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        kc = os.path.join(tree, "arch", "x86", "Kconfig")
+        with open(kc, "w") as f:
+            f.write("config 64BIT\n\tbool\n\nconfig X86_64\n"
+                    "\tdef_bool y\n\tselect FOO\n\nconfig X86\n"
+                    "\tdef_bool y\n\tselect BAR\n\nconfig Z\n\tbool\n")
+        step = {"group": "hardening", "kind": "select",
+                "item": "arch/x86/Kconfig:X86:HAVE_A,HAVE_B",
+                "reason": "x86 selects the feature"}
+        before = os.path.join(self.tmp, "before")
+        text = uckit.step_select(tree, step, before)
+        self.assertIn("+\tselect HAVE_A", text)
+        with open(kc) as f:
+            got = f.read()
+        self.assertIn("config X86\n\tdef_bool y\n\tselect HAVE_A\n"
+                      "\tselect HAVE_B\n\tselect BAR\n", got)
+        self.assertIn("config X86_64\n\tdef_bool y\n\tselect FOO\n\n",
+                      got)
+        self.assertIsNone(uckit.step_select(tree, step, before))
+        ok, lines = uckit.audit_select(tree, step)
+        self.assertTrue(ok, lines)
+        # an entry the tree does not have is an error, not a guess
+        step["item"] = "arch/x86/Kconfig:X86_32:HAVE_A"
+        with self.assertRaises(uckit.UserError):
+            uckit.step_select(tree, step, before)
+        self.assertFalse(uckit.audit_select(tree, step)[0])
+        # an arch the tree lacks is n/a
+        step["item"] = "arch/arm64/Kconfig:ARM64:HAVE_A"
+        self.assertIsNone(uckit.step_select(tree, step, before))
+
     def test_tarball_kernel(self):
         tree = mini_tree(os.path.join(self.tmp, "linux-4.4.999"))
         tarball = os.path.join(self.tmp, "linux-4.4.999.tar.xz")
@@ -237,6 +270,10 @@ class Repo(unittest.TestCase):
             _, steps = uckit.series_for(ver)
             self.assertTrue(steps, branch)
             for s in steps:
+                if s["kind"] == "select":
+                    rel, sym, names = uckit.parse_select(s["item"])
+                    self.assertTrue(rel.startswith("arch/") and names, s)
+                    continue
                 base = {"file": "patches/files", "patch": "patches",
                         "cocci": "cocci"}[s["kind"]]
                 self.assertTrue(os.path.isfile(os.path.join(TOP, base,
