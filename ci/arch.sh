@@ -18,8 +18,9 @@
 #   ARCH_SERIAL2      1 if the machine takes a second -serial for the report
 #   ARCH_EXPECT       tests/guest/expect/NAME files for intended differences
 #   ARCH_NEEDS        "SYMBOL=what it is" words: Kconfig symbols a tree must
-#                     define under arch/ for the boot target to exist at all
-#                     (a tree without one is an n/a cell, not a failure)
+#                     define under arch/ (or, with a "/", files it must
+#                     have) for the boot target to exist at all (a tree
+#                     without one is an n/a cell, not a failure)
 UC_ARCHES="x86_64 i386 arm64 arm ppc64le ppc64 s390x sparc64"
 
 arch_setup() {
@@ -98,6 +99,7 @@ arch_setup() {
 		ARCH_FRAGMENTS="s390x"
 		ARCH_QEMU=qemu-system-s390x ARCH_QEMU_PKG=qemu-system-misc
 		ARCH_QEMU_MACHINE="-M s390-ccw-virtio -cpu qemu -m 512"
+		ARCH_NEEDS="arch/s390/lib/uaccess.c=s390's_copy_routines_in_one_wired_file_(3.15+)"
 		ARCH_CONSOLE=ttysclp0 ARCH_SERIAL2=0
 		ARCH_EXPECT="no-frame-walker const-size-out-of-line" ;;
 	sparc64)

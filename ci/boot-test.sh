@@ -53,9 +53,15 @@ na_cell() {
 }
 [ -d "$tree/arch/$ARCH_SRCARCH" ] || na_cell "Linux $version has no arch/$ARCH_SRCARCH"
 for need in $ARCH_NEEDS; do
-	if ! grep -rqsx --include='Kconfig*' "config ${need%%=*}" "$tree/arch/$ARCH_SRCARCH"; then
-		na_cell "Linux $version has no CONFIG_${need%%=*}, $(tr _ ' ' <<<"${need#*=}")"
-	fi
+	what=$(tr _ ' ' <<<"${need#*=}")
+	case "${need%%=*}" in
+	*/*)
+		[ -e "$tree/${need%%=*}" ] ||
+			na_cell "Linux $version has no ${need%%=*}, $what" ;;
+	*)
+		grep -rqsx --include='Kconfig*' "config ${need%%=*}" "$tree/arch/$ARCH_SRCARCH" ||
+			na_cell "Linux $version has no CONFIG_${need%%=*}, $what" ;;
+	esac
 done
 case "$state" in
 none)

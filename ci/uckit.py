@@ -509,13 +509,28 @@ def step_patch(tree, step, before):
 # ------------------------------------------------------ Kconfig selects
 
 def parse_select(item):
-    """"arch/x86/Kconfig:X86:A,B" -> (path, "X86", ["A", "B"])."""
+    """"arch/x86/Kconfig:X86:A,B" -> (path, "X86", ["A", "B"]).  An
+    optional fourth field names a file the arch's wiring needs: a tree
+    without it gets no select (the option would check nothing there)."""
     parts = item.split(":")
-    if len(parts) != 3 or not parts[0].endswith("Kconfig") or \
+    if len(parts) not in (3, 4) or not parts[0].endswith("Kconfig") or \
             not parts[1] or not parts[2]:
         raise UserError("select step '%s': expected KCONFIG_FILE:SYMBOL:"
-                        "SELECT[,SELECT...]" % item)
+                        "SELECT[,SELECT...][:NEEDED_FILE]" % item)
     return parts[0], parts[1], parts[2].split(",")
+
+
+def select_na(tree, item):
+    """Why a select step does not apply to this tree, or None."""
+    rel = parse_select(item)[0]
+    arch = absent_arch(tree, [rel])
+    if arch is not None:
+        return "no arch/%s in this tree" % arch
+    parts = item.split(":")
+    if len(parts) == 4 and not os.path.exists(os.path.join(tree, parts[3])):
+        return "no %s in this tree: its copy routines are not wired" \
+            % parts[3]
+    return None
 
 
 def config_block(lines, sym):
@@ -547,9 +562,9 @@ def step_select(tree, step, before):
     3.10-4.1, so i386 lost the feature).  The entry must exist; selects
     already there are kept (a vendor tree), none added twice."""
     rel, sym, names = parse_select(step["item"])
-    arch = absent_arch(tree, [rel])
-    if arch is not None:
-        log("        %s: n/a, this tree has no arch/%s" % (rel, arch))
+    why = select_na(tree, step["item"])
+    if why is not None:
+        log("        %s: n/a, %s" % (rel, why))
         return None
     path = os.path.join(tree, rel)
     if not os.path.isfile(path):
@@ -587,10 +602,9 @@ def step_select(tree, step, before):
 def audit_select(tree, step):
     """Audit lines for a select step: each select in its entry, or not."""
     rel, sym, names = parse_select(step["item"])
-    arch = absent_arch(tree, [rel])
-    if arch is not None:
-        return True, ["audit: n/a %s config %s (no arch/%s in this tree)"
-                      % (rel, sym, arch)]
+    why = select_na(tree, step["item"])
+    if why is not None:
+        return True, ["audit: n/a %s config %s (%s)" % (rel, sym, why)]
     path = os.path.join(tree, rel)
     lines = []
     if os.path.isfile(path):

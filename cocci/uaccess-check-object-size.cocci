@@ -41,8 +41,9 @@ virtual report
 # arm64: before 4.6 __copy_{from,to}_user() are the assembly routines
 # themselves, so only copy_{from,to}_user() can be wired (upstream wired the
 # inline wrappers it introduced later).
-# s390: the routines are out of line, in arch/s390/lib/uaccess.c (3.14+;
-# older s390 dispatches through a table of function pointers).
+# s390: the routines are out of line, in arch/s390/lib/uaccess.c (3.15+,
+# 3.16.0 here; older s390, 3.14.65 included, dispatches through a table of
+# function pointers, and its Kconfig select is left out: series/4.4).
 # A third element marks a routine some trees implement in assembly, where
 # it cannot be wired: the audit reports it as a "gap" instead of failing.
 ASM = "assembly in this tree: only its inline callers are checked"

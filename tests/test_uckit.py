@@ -251,6 +251,10 @@ class Apply(Base):
         # an arch the tree lacks is n/a
         step["item"] = "arch/arm64/Kconfig:ARM64:HAVE_A"
         self.assertIsNone(uckit.step_select(tree, step, before))
+        # and so is one whose copy routines are not where the wiring is
+        step["item"] = "arch/x86/Kconfig:X86:HAVE_C:arch/x86/lib/uaccess.c"
+        self.assertIsNone(uckit.step_select(tree, step, before))
+        self.assertIn("n/a", uckit.audit_select(tree, step)[1][0])
 
     def test_tarball_kernel(self):
         tree = mini_tree(os.path.join(self.tmp, "linux-4.4.999"))
