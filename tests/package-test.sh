@@ -409,15 +409,15 @@ make_sh_rpm() {
 }
 
 lint_rpm() {
-	local lint unused=()
+	local lint
 	if ! command -v rpmlint >/dev/null; then
 		skip "rpm: rpmlint" "rpmlint not installed (apt-get install rpmlint)"
 		return 0
 	fi
-	# The rpmlintrc's -devel filters are unused where no -devel was built.
-	ls "$1"/kernel-hardened-devel-*.rpm >/dev/null 2>&1 ||
-		unused=(--ignore-unused-rpmlintrc)
-	lint=$(rpmlint -r "$top/packaging/rpm/kernel-hardened.rpmlintrc" ${unused[@]+"${unused[@]}"} \
+	# One rpmlintrc serves every kernel; each trips only some of its
+	# filters (no -devel in a cross build; 6.1's -devel has objtool, an
+	# ELF program, and no duplicated files), so unused ones are no error.
+	lint=$(rpmlint -r "$top/packaging/rpm/kernel-hardened.rpmlintrc" --ignore-unused-rpmlintrc \
 		"$1/rpmbuild/SPECS/kernel-hardened.spec" \
 		"$1"/kernel-hardened-*.rpm 2>&1 || true)
 	diag <<<"$lint"
