@@ -28,7 +28,6 @@ arch_setup "$arch" || exit 1
 info=$(python3 "$top/ci/uckit.py" info "$kernel") || exit 1
 tree=$(sed -n 's/^tree=//p' <<<"$info")
 version=$(sed -n 's/^version=//p' <<<"$info")
-branch=$(sed -n 's/^branch=//p' <<<"$info")
 state=$(sed -n 's/^state=//p' <<<"$info")
 
 treeid=$(printf %s "$tree" | sha256sum | cut -c1-8)
@@ -148,13 +147,12 @@ if [ "${UC_BUILD_ONLY:-0}" = 1 ]; then
 	exit 0
 fi
 
-# boot.sh reads expect/default and the arch's files (ci/arch.sh) itself.
+# boot.sh reads expect/default, the arch's files (ci/arch.sh) and the
+# branch's (expect/branch-X.Y[-ARCH]) itself.
 expect=()
-for extra in "branch-$branch" "alloc-$alloc"; do
-	if [ -f "$top/tests/guest/expect/$extra" ]; then
-		expect+=(--expect "$top/tests/guest/expect/$extra")
-	fi
-done
+if [ -f "$top/tests/guest/expect/alloc-$alloc" ]; then
+	expect+=(--expect "$top/tests/guest/expect/alloc-$alloc")
+fi
 
 rc=0
 bash "$top/ci/boot.sh" --arch "$arch" --kbuild "$build" \

@@ -15,7 +15,9 @@
 # report), verdicts.ktap (the comparison, also printed) and build logs.
 #
 # Expectations: tests/guest/expect/default, then the files ci/arch.sh names
-# for ARCH (ARCH_EXPECT), then each --expect FILE; see the default file for the format.
+# for ARCH (ARCH_EXPECT), then branch-X.Y and branch-X.Y-ARCH where they
+# exist for the kernel's release, then each --expect FILE; see the default
+# file for the format.
 # Exit status: 0 only if the guest finished the suite and every case matched;
 # 1 on a mismatch or a guest that did not finish; 2 on a usage or build error.
 set -eu
@@ -107,8 +109,14 @@ done
 command -v "$qemu" >/dev/null || die "$qemu not found: apt-get install $ARCH_QEMU_PKG"
 command -v "$init_cc" >/dev/null || die "$init_cc not found: apt-get install $ARCH_GCC_PKG"
 
+# The branch's own differences (expect/branch-X.Y, then branch-X.Y-ARCH)
+# follow the arch's, whoever calls: boot-test, or the package tests with
+# an image from a package.
+release=$(cat "$kbuild/include/config/kernel.release" 2>/dev/null || true)
+kbranch=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<<"$release")
 expect_files=("$guest/expect/default")
-for f in $ARCH_EXPECT; do
+for f in $ARCH_EXPECT ${kbranch:+"branch-$kbranch" "branch-$kbranch-$arch"}; do
+	[ -f "$guest/expect/$f" ] || case "$f" in branch-*) continue ;; esac
 	expect_files+=("$guest/expect/$f")
 done
 expect_files+=(${expects[@]+"${expects[@]}"})
