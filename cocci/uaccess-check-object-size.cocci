@@ -12,8 +12,10 @@
 /// function that owns the buffer.
 ///
 /// In patch mode every listed routine that is defined gets the call (after
-/// its declarations); in report mode each is printed as "wired" or
-/// "UNWIRED", a routine defined in none of its headers as "MISSING", and an
+/// its declarations; a declaration whose initializer already copies is split
+/// so the check comes first); in report mode each is printed as "wired" or
+/// "UNWIRED" (no check, or a check after the copy), a routine defined in
+/// none of its headers as "MISSING", and an
 /// architecture the tree does not have as "n/a".  apply fails on anything
 /// but wired and n/a, so a tree where a routine moved fails loudly.
 ///
@@ -110,6 +112,7 @@ INSTEAD = {
 has_nocheck = set()	# (file, helper) for every _nocheck helper defined
 seen_files = set()
 wired = {}	# (file, function) -> line of its check_object_size() call
+late_checks = set()	# (file, function) whose check comes after a copy
 defined = {}	# (file, routine) -> line, for every listed routine found
 
 def wanted(p, f, side):
@@ -152,6 +155,31 @@ c << existing.c;
 @@
 wired[(c[0].file, c[0].current_element)] = c[0].line
 
+// A check that follows a declaration which already copied (an earlier
+// version of this rule did that on sparc64) is too late: the audit says
+// UNWIRED.
+@late@
+identifier f, ret;
+identifier g =~ "copy";
+type T;
+expression list es;
+position p;
+@@
+f@p(...)
+{
+... when any
+T ret = g(es);
+... when any
+check_object_size(...);
+...
+}
+
+@script:python depends on late@
+f << late.f;
+p << late.p;
+@@
+late_checks.add((p[0].file, f))
+
 // ---- copies from user space: the first argument is the kernel buffer ----
 
 @from_cand@
@@ -183,8 +211,34 @@ identifier from_cand.f;
 + __always_inline
   f(...) { ... }
 
+// A declaration that already copies (sparc64 before 4.4: "unsigned long
+// ret = ___copy_from_user(...);") is split, so the check still comes
+// before any data moves; the rules below then find the check in place.
+@from_initcopy depends on patch@
+identifier from_cand.f, from_cand.dst, from_cand.src, from_cand.n;
+type T1, T2, T3, T;
+identifier ret;
+identifier g =~ "copy";
+expression list es;
+statement S;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
+... when any
+    when != S
+  T ret
+- = g(es)
+  ;
++
++	check_object_size(dst, n, false);
++	ret = g(es);
+S
+...
+}
+
 // The call goes after the declarations, else first thing in the body.
-@from_decls depends on patch@
+@from_decls depends on patch && !from_initcopy@
 identifier from_cand.f, from_cand.dst, from_cand.src, from_cand.n;
 type T1, T2, T3;
 statement S;
@@ -258,8 +312,34 @@ identifier to_cand.f;
 + __always_inline
   f(...) { ... }
 
+// A declaration that already copies (sparc64 before 4.4: "unsigned long
+// ret = ___copy_to_user(...);") is split, so the check still comes
+// before any data moves; the rules below then find the check in place.
+@to_initcopy depends on patch@
+identifier to_cand.f, to_cand.dst, to_cand.src, to_cand.n;
+type T1, T2, T3, T;
+identifier ret;
+identifier g =~ "copy";
+expression list es;
+statement S;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
+... when any
+    when != S
+  T ret
+- = g(es)
+  ;
++
++	check_object_size(src, n, true);
++	ret = g(es);
+S
+...
+}
+
 // The call goes after the declarations, else first thing in the body.
-@to_decls depends on patch@
+@to_decls depends on patch && !to_initcopy@
 identifier to_cand.f, to_cand.dst, to_cand.src, to_cand.n;
 type T1, T2, T3;
 statement S;
@@ -327,7 +407,10 @@ for arch in sorted(ARCHES):
 			print("audit: MISSING %s %s (not defined in %s)"
 			      % (arch, f, " or ".join(where)))
 		for key in hits:
-			if key in wired:
+			if key in late_checks:
+				print("audit: UNWIRED %s %s (checked after the copy)"
+				      % key)
+			elif key in wired:
 				print("audit: wired %s:%s %s" % (key[0], wired[key], key[1]))
 			else:
 				print("audit: UNWIRED %s %s" % key)
