@@ -6,7 +6,8 @@
 # Backport trees are applied once per series fingerprint (cached), native
 # trees are used as they are; both are built out of tree (ci/kbuild.sh) and
 # booted in QEMU with the in-guest suite (ci/boot.sh).  Exit 0 only if the
-# guest ran the suite and every verdict matched its expectation.
+# guest ran the suite and every verdict matched its expectation. Exit 77: no
+# such cell (n/a, recorded with the reason).
 # Results land in $RESULTS (default: the cache's results/ directory).
 # UC_BUILD_ONLY=1 stops after the build and prints "build=DIR".
 set -eu
@@ -34,7 +35,8 @@ treeid=$(printf %s "$tree" | sha256sum | cut -c1-8)
 
 # An arch the tree does not have (arm64 before 3.7), or a boot target it
 # cannot build (ARCH_NEEDS: QEMU's arm virt board before 3.9), is no cell:
-# recorded as n/a with the reason, for the matrix, and not an error.
+# recorded as n/a with the reason, for the matrix; exit 77 (skipped), so
+# no caller mistakes it for a pass.
 na_cell() {
 	local na="linux-$version-$treeid-$arch-$alloc-h$hardened"
 	mkdir -p "${RESULTS:-$cache/results}/$na"
@@ -48,7 +50,7 @@ na_cell() {
 		echo "reason: $1"
 	} >"${RESULTS:-$cache/results}/$na/cell.txt"
 	echo "boot-test: $na: N/A ($1)"
-	exit 0
+	exit 77
 }
 [ -d "$tree/arch/$ARCH_SRCARCH" ] || na_cell "Linux $version has no arch/$ARCH_SRCARCH"
 for need in $ARCH_NEEDS; do
@@ -136,8 +138,12 @@ t1=$(date +%s)
 if [ "$rc" != 0 ]; then
 	# The first line that says what broke: a link or Kconfig complaint
 	# before a generic "error".
+	# The full build log has the compiler's or assembler's own first
+	# complaint, which the short one may have scrolled past.
 	reason=$(grep -m1 -E 'multiple definition|undefined reference|^kconfig: CONFIG_' "$results/kbuild.log" ||
+		grep -m1 -E '(: (fatal )?error: |: Error: )' "$build/uc-build.log" 2>/dev/null ||
 		grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v -e '^kbuild: error: build failed' -e 'collect2' | head -n 1 || true)
+	reason=${reason#"$src/"}
 	record "$((t1 - t0))" 0 build-failed "${reason:-see kbuild.log}"
 	echo "boot-test: $cell: BUILD FAILED (results in $results)"
 	exit 1
