@@ -593,8 +593,10 @@ def step_select(tree, step, before):
     body = ["%s: config %s selects %s." % (rel, sym, ", ".join(todo)),
             "",
             step["reason"][0].upper() + step["reason"][1:] + "."]
-    return header_lines("hardened usercopy: %s selects %s" % (
-        rel.split("/")[1], ", ".join(todo)), body,
+    prefix = "hardened usercopy" if step["group"] == "hardening" \
+        else "toolchain/QEMU compat"
+    return header_lines("%s: %s selects %s" % (
+        prefix, rel.split("/")[1], ", ".join(todo)), body,
         "usercopy-backports, series step select %s" % step["item"]) + \
         git_style_diff(before, tree, rel)
 
