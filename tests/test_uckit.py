@@ -234,6 +234,7 @@ class Apply(Base):
         before = os.path.join(self.tmp, "before")
         text = uckit.step_select(tree, step, before)
         self.assertIn("+\tselect HAVE_A", text)
+        self.assertIn("Subject: hardened usercopy: x86 selects", text)
         with open(kc) as f:
             got = f.read()
         self.assertIn("config X86\n\tdef_bool y\n\tselect HAVE_A\n"
@@ -255,6 +256,13 @@ class Apply(Base):
         step["item"] = "arch/x86/Kconfig:X86:HAVE_C:arch/x86/lib/uaccess.c"
         self.assertIsNone(uckit.step_select(tree, step, before))
         self.assertIn("n/a", uckit.audit_select(tree, step)[1][0])
+        # a compat select (a QEMU board's console) says it is compat
+        step = {"group": "compat", "kind": "select",
+                "item": "arch/x86/Kconfig:Z:SERIAL_BUS",
+                "reason": "the board's console needs its bus"}
+        text = uckit.step_select(tree, step, before)
+        self.assertIn("Subject: toolchain/QEMU compat: x86 selects "
+                      "SERIAL_BUS", text)
 
     def test_tarball_kernel(self):
         tree = mini_tree(os.path.join(self.tmp, "linux-4.4.999"))
