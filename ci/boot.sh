@@ -329,8 +329,12 @@ sed -n 's/^# obs: \([^ ]*\) \(.*\)$/\1\t\2/p' "$out/result.ktap" |
 done_ok=0
 grep -q '^# UC-SUITE-DONE' "$out/result.ktap" && done_ok=1
 
+# Where a guest that never finished stopped: its console's last line.
+last_line=$(tr -d '\r' <"$out/console.log" 2>/dev/null |
+	sed 's/qemu-system-[a-z0-9_]*: .*$//; s/[[:space:]]\+/ /g; s/^ //; s/ $//' | grep . | tail -n 1 | cut -c1-60 | tr -d '"\134')
+
 awk -F'\t' -v col="$column" -v done_ok="$done_ok" -v qemu_rc="$qemu_rc" \
-	-v arch="$arch" -v hardened="$hardened" '
+	-v arch="$arch" -v hardened="$hardened" -v last_line="$last_line" '
 	FILENAME == ARGV[1] {
 		if (!($1 in obs))
 			obs[$1] = $2
@@ -361,6 +365,8 @@ awk -F'\t' -v col="$column" -v done_ok="$done_ok" -v qemu_rc="$qemu_rc" \
 			printf "ok %d guest_suite_completed\n", t
 		} else {
 			reason = qemu_rc == 124 ? "timed out" : "qemu exited with " qemu_rc
+			if (last_line != "")
+				reason = reason ", console ended: \"" last_line "\""
 			printf "not ok %d guest_suite_completed # no UC-SUITE-DONE marker (%s)\n", t, reason
 			failed++
 		}

@@ -65,6 +65,7 @@ awk -F'\t' -v arches="$arches" '
 			# Short reasons: the linker message without its paths.
 			r = $7
 			sub(/^[^ ]*ld: [^ ]*: /, "", r)
+			sub(/^not ok [0-9]+ guest_suite_completed # no UC-SUITE-DONE marker /, "suite never ended ", r)
 			sub(/; .*$/, "", r)
 			if (length(r) > 80)
 				r = substr(r, 1, 77) "..."
