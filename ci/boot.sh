@@ -331,7 +331,7 @@ grep -q '^# UC-SUITE-DONE' "$out/result.ktap" && done_ok=1
 
 # Where a guest that never finished stopped: its console's last line.
 last_line=$(tr -d '\r' <"$out/console.log" 2>/dev/null |
-	sed 's/qemu-system-[a-z0-9_]*: .*$//; s/[[:space:]]\+/ /g; s/^ //; s/ $//' | grep . | tail -n 1 | cut -c1-60 | tr -d '"\134')
+	sed 's/qemu-system-[a-z0-9_]*: .*$//; s/[[:space:]]\+/ /g; s/^ //; s/ $//' | grep . | tail -n 1 | cut -c1-60 | tr -d '"\134' || true)
 
 awk -F'\t' -v col="$column" -v done_ok="$done_ok" -v qemu_rc="$qemu_rc" \
 	-v arch="$arch" -v hardened="$hardened" -v last_line="$last_line" '
