@@ -109,13 +109,26 @@ done
 command -v "$qemu" >/dev/null || die "$qemu not found: apt-get install $ARCH_QEMU_PKG"
 command -v "$init_cc" >/dev/null || die "$init_cc not found: apt-get install $ARCH_GCC_PKG"
 
-# The branch's own differences (expect/branch-X.Y, then branch-X.Y-ARCH)
-# follow the arch's, whoever calls: boot-test, or the package tests with
-# an image from a package.
+# The branch's own differences (expect/since-X.Y for every X.Y up to the
+# kernel's, then branch-X.Y, then branch-X.Y-ARCH) follow the arch's,
+# whoever calls: boot-test, or the package tests with an image from a
+# package.
 release=$(cat "$kbuild/include/config/kernel.release" 2>/dev/null || true)
 kbranch=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<<"$release")
+# since-X.Y: what changed upstream at X.Y and holds for every later branch.
+since=()
+if [ -n "$kbranch" ]; then
+	while IFS= read -r f; do
+		v=${f#since-}
+		if [ "$(printf '%s\n' "$v" "$kbranch" | sort -V | head -n 1)" = "$v" ]; then
+			since+=("$f")
+		fi
+	done < <(for f in "$guest"/expect/since-*; do
+		[ -f "$f" ] && echo "${f##*/}"
+	done | sort -t- -k2,2V)
+fi
 expect_files=("$guest/expect/default")
-for f in $ARCH_EXPECT ${kbranch:+"branch-$kbranch" "branch-$kbranch-$arch"}; do
+for f in $ARCH_EXPECT ${since[@]+"${since[@]}"} ${kbranch:+"branch-$kbranch" "branch-$kbranch-$arch"}; do
 	[ -f "$guest/expect/$f" ] || case "$f" in branch-*) continue ;; esac
 	expect_files+=("$guest/expect/$f")
 done
