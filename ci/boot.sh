@@ -6,6 +6,8 @@
 #       --hardened y|n --out RESULT_DIR [--expect FILE ...] [--timeout SEC] \
 #       [--make-var VAR=VAL ...] [--busybox PATH|none] [--append ARGS] \
 #       [--module UC_SELFTEST_KO] [--verbose] [--keep]
+#   ci/boot.sh --print-expectations --arch ARCH --kbuild KBUILD_DIR \
+#       --hardened y|n [--expect FILE ...]
 #
 # Builds tests/guest/uc_selftest.ko against KBUILD_DIR (or takes the one
 # --module names, built elsewhere against the same kernel) and a static
@@ -15,9 +17,12 @@
 # report), verdicts.ktap (the comparison, also printed) and build logs.
 #
 # Expectations: tests/guest/expect/default, then the files ci/arch.sh names
-# for ARCH (ARCH_EXPECT), then branch-X.Y and branch-X.Y-ARCH where they
-# exist for the kernel's release, then each --expect FILE; see the default
-# file for the format.
+# for ARCH (ARCH_EXPECT), then since-X.Y for every X.Y up to the kernel's
+# release, branch-X.Y and branch-X.Y-ARCH where they exist, then each
+# --expect FILE; a file with "requires CONFIG_X" lines only where the
+# build's .config sets them.  See the default file for the format.
+# --print-expectations prints the files chosen and the merged table
+# (case, hardened, not hardened, note) and exits: nothing is built.
 # Exit status: 0 only if the guest finished the suite and every case matched;
 # 1 on a mismatch or a guest that did not finish; 2 on a usage or build error.
 set -eu
@@ -36,6 +41,7 @@ busybox=
 append=
 verbose=0
 keep=0
+print_expect=0
 module=
 expects=()
 make_vars=()
@@ -69,12 +75,17 @@ while [ $# -gt 0 ]; do
 	--module) need_arg "$1" $#; module=$2; shift 2 ;;
 	--verbose) verbose=1; shift ;;
 	--keep) keep=1; shift ;;
+	--print-expectations) print_expect=1; shift ;;
 	-h|--help) usage ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
 done
 
-if [ -z "$arch" ] || [ -z "$kbuild" ] || [ -z "$image" ] ||
+if [ "$print_expect" = 1 ]; then
+	if [ -z "$arch" ] || [ -z "$kbuild" ] || [ -z "$hardened" ]; then
+		die "--print-expectations needs --arch, --kbuild and --hardened"
+	fi
+elif [ -z "$arch" ] || [ -z "$kbuild" ] || [ -z "$image" ] ||
 	[ -z "$hardened" ] || [ -z "$out" ]; then
 	die "--arch, --kbuild, --image, --hardened and --out are required"
 fi
@@ -101,13 +112,9 @@ esac
 
 [ -d "$kbuild" ] || die "no kernel build directory $kbuild"
 [ -f "$kbuild/Makefile" ] || die "$kbuild has no Makefile (not a kernel build directory)"
-[ -f "$image" ] || die "no kernel image $image"
-[ -z "$module" ] || [ -f "$module" ] || die "no module $module"
-for f in "${expects[@]}"; do
+for f in ${expects[@]+"${expects[@]}"}; do
 	[ -f "$f" ] || die "no expectation file $f"
 done
-command -v "$qemu" >/dev/null || die "$qemu not found: apt-get install $ARCH_QEMU_PKG"
-command -v "$init_cc" >/dev/null || die "$init_cc not found: apt-get install $ARCH_GCC_PKG"
 
 # The branch's own differences (expect/since-X.Y for every X.Y up to the
 # kernel's, then branch-X.Y, then branch-X.Y-ARCH) follow the arch's,
@@ -127,32 +134,26 @@ if [ -n "$kbranch" ]; then
 		[ -f "$f" ] && echo "${f##*/}"
 	done | sort -t- -k2,2V)
 fi
+# A file that holds only where the kernel has a feature says so with
+# "requires CONFIG_X" lines: it is used when the build's .config sets each
+# to y (since-5.19's stack-depth check needs the arch's stack pointer).
+requires_met() {
+	local sym
+	while read -r sym; do
+		[ -f "$kbuild/.config" ] ||
+			die "${1##*/} requires $sym, but $kbuild has no .config to tell"
+		grep -qx "$sym=y" "$kbuild/.config" || return 1
+	done < <(sed -n 's/^requires[[:space:]]\{1,\}//p' "$1")
+}
 expect_files=("$guest/expect/default")
 for f in $ARCH_EXPECT ${since[@]+"${since[@]}"} ${kbranch:+"branch-$kbranch" "branch-$kbranch-$arch"}; do
 	[ -f "$guest/expect/$f" ] || case "$f" in branch-*) continue ;; esac
+	requires_met "$guest/expect/$f" || continue
 	expect_files+=("$guest/expect/$f")
 done
-expect_files+=(${expects[@]+"${expects[@]}"})
-
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-rm -f "$out/console.log" "$out/result.ktap" "$out/verdicts.ktap" \
-	"$out/module-build.log" "$out/init-build.log"
-
-work=$(mktemp -d -t uc-boot.XXXXXX)
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	if [ "$keep" = 1 ]; then
-		echo "boot.sh: kept work directory $work" >&2
-	else
-		rm -rf "$work"
-	fi
-}
-trap cleanup EXIT
-
-log() {
-	echo "# boot.sh: $*"
-}
+for f in ${expects[@]+"${expects[@]}"}; do
+	requires_met "$f" && expect_files+=("$f")
+done
 
 # --- expectations, checked before anything is built ------------------------
 # Expectation tables, merged: "case<TAB>hardened<TAB>not hardened<TAB>note".
@@ -163,6 +164,7 @@ merge_expectations() {
 		gsub(/[ \t]+/, " ", s)
 		return s
 	}
+	/^requires[ \t]/ { next }
 	{
 		line = $0
 		note = ""
@@ -198,8 +200,39 @@ merge_expectations() {
 	}' "$@"
 }
 
-merge_expectations "${expect_files[@]}" >"$work/expect.tsv" ||
-	die "bad expectation file"
+expect_tsv=$(merge_expectations "${expect_files[@]}") || die "bad expectation file"
+if [ "$print_expect" = 1 ]; then
+	echo "# expectations: $(printf '%s ' "${expect_files[@]##*/}")"
+	printf '%s\n' "$expect_tsv"
+	exit 0
+fi
+
+[ -f "$image" ] || die "no kernel image $image"
+[ -z "$module" ] || [ -f "$module" ] || die "no module $module"
+command -v "$qemu" >/dev/null || die "$qemu not found: apt-get install $ARCH_QEMU_PKG"
+command -v "$init_cc" >/dev/null || die "$init_cc not found: apt-get install $ARCH_GCC_PKG"
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out/console.log" "$out/result.ktap" "$out/verdicts.ktap" \
+	"$out/module-build.log" "$out/init-build.log"
+
+work=$(mktemp -d -t uc-boot.XXXXXX)
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if [ "$keep" = 1 ]; then
+		echo "boot.sh: kept work directory $work" >&2
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+
+log() {
+	echo "# boot.sh: $*"
+}
+printf '%s\n' "$expect_tsv" >"$work/expect.tsv"
+log "expectations: $(printf '%s ' "${expect_files[@]##*/}")"
 
 # --- the module, built against the kernel under test -------------------------
 mkdir "$work/mod"
