@@ -33,22 +33,35 @@ state=$(sed -n 's/^state=//p' <<<"$info")
 
 treeid=$(printf %s "$tree" | sha256sum | cut -c1-8)
 
+# A cell's record, for the matrix: key=value words and a "reason:" line.
+# How far it got: applied (yes; already, a tree hardened before; native;
+# failed), built, booted (the guest's init ran and reported), suite
+# (verdicts that matched / all verdicts).
+# write_cell DIR RESULT BUILD_S BOOT_S APPLIED BUILT BOOTED SUITE [REASON]
+write_cell() {
+	mkdir -p "$1"
+	{
+		echo "kernel=$version"
+		echo "state=$([ "$state" = none ] && echo backport || echo "$state")"
+		echo "arch=$arch alloc=$alloc hardened=$hardened"
+		echo "build_s=$3 boot_s=$4"
+		echo "applied=$5 built=$6 booted=$7 suite=$8"
+		echo "date=$(date -u +%Y-%m-%d)"
+		echo "result=$2"
+		[ -z "${9:-}" ] || echo "reason: $9"
+	} >"$1/cell.txt"
+}
+applied_word() {
+	case "$state" in none) echo yes ;; backport) echo already ;; *) echo "$state" ;; esac
+}
+
 # An arch the tree does not have (arm64 before 3.7), or a boot target it
 # cannot build (ARCH_NEEDS: QEMU's arm virt board before 3.9), is no cell:
 # recorded as n/a with the reason, for the matrix; exit 77 (skipped), so
 # no caller mistakes it for a pass.
 na_cell() {
 	local na="linux-$version-$treeid-$arch-$alloc-h$hardened"
-	mkdir -p "${RESULTS:-$cache/results}/$na"
-	{
-		echo "kernel=$version"
-		echo "state=$([ "$state" = none ] && echo backport || echo "$state")"
-		echo "arch=$arch alloc=$alloc hardened=$hardened"
-		echo "build_s=0 boot_s=0"
-		echo "date=$(date -u +%Y-%m-%d)"
-		echo "result=n/a"
-		echo "reason: $1"
-	} >"${RESULTS:-$cache/results}/$na/cell.txt"
+	write_cell "${RESULTS:-$cache/results}/$na" n/a 0 0 - - - - "$1"
 	echo "boot-test: $na: N/A ($1)"
 	exit 77
 }
@@ -78,7 +91,13 @@ none)
 	flock 9
 	if [ "$(cat "$src.applied" 2>/dev/null)" != "$fp" ]; then
 		rm -rf "$src.new"
-		python3 "$top/ci/uckit.py" apply "$tree" "$src.new"
+		if ! python3 "$top/ci/uckit.py" apply "$tree" "$src.new" 2>&1 |
+			tee "$cache/work/$key.apply.log"; then
+			reason=$(grep -m1 -E 'error|fail|UNWIRED|MISSING' "$cache/work/$key.apply.log" || true)
+			write_cell "${RESULTS:-$cache/results}/$key-$arch-$alloc-h$hardened" \
+				apply-failed 0 0 failed - - - "${reason:-see $key.apply.log}"
+			die "apply of $tree failed (the cell is recorded as apply-failed)"
+		fi
 		if [ -d "$src" ] && command -v rsync >/dev/null; then
 			# Only files whose content changed get a new mtime:
 			# a change to mm/usercopy.c rebuilds that file, not
@@ -115,20 +134,6 @@ echo "boot-test: Linux $version ($label) ARCH=$arch ALLOC=$alloc HARDENED=$harde
 mkdir -p "$cache/build"
 exec 8>"$build.lock"
 flock 8
-# What the cell reached, for the matrix: a cell that fails to build is
-# recorded with the reason, not left out.
-record() {
-	{
-		echo "kernel=$version"
-		echo "state=$label"
-		echo "arch=$arch alloc=$alloc hardened=$hardened"
-		echo "build_s=${1:-0} boot_s=${2:-0}"
-		echo "date=$(date -u +%Y-%m-%d)"
-		echo "result=$3"
-		[ -z "${4:-}" ] || echo "reason: $4"
-	} > "$results/cell.txt"
-}
-
 t0=$(date +%s)
 rc=0
 bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
@@ -144,7 +149,7 @@ if [ "$rc" != 0 ]; then
 		grep -m1 -E '(: (fatal )?error: |: Error: )' "$build/uc-build.log" 2>/dev/null ||
 		grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v -e '^kbuild: error: build failed' -e 'collect2' | head -n 1 || true)
 	reason=${reason#"$src/"}
-	record "$((t1 - t0))" 0 build-failed "${reason:-see kbuild.log}"
+	write_cell "$results" build-failed "$((t1 - t0))" 0 "$(applied_word)" no - - "${reason:-see kbuild.log}"
 	echo "boot-test: $cell: BUILD FAILED (results in $results)"
 	exit 1
 fi
@@ -165,11 +170,20 @@ bash "$top/ci/boot.sh" --arch "$arch" --kbuild "$build" \
 	--image "$build/$ARCH_IMAGE" --hardened "$hardened" --out "$results" \
 	"${expect[@]}" || rc=$?
 t2=$(date +%s)
+# Booted: the guest's init ran and began its report.  Suite: the verdicts
+# that matched, of all (the first one is the suite's completion).
+booted=no
+grep -q '^KTAP version' "$results/result.ktap" 2>/dev/null && booted=yes
+suite=-
+if [ -f "$results/verdicts.ktap" ]; then
+	suite="$(grep -c '^ok ' "$results/verdicts.ktap" || true)/$(sed -n 's/^1\.\.//p' "$results/verdicts.ktap")"
+fi
 if [ "$rc" = 0 ]; then
-	record "$((t1 - t0))" "$((t2 - t1))" pass
+	write_cell "$results" pass "$((t1 - t0))" "$((t2 - t1))" "$(applied_word)" yes "$booted" "$suite"
 else
 	reason=$(grep -m1 '^not ok' "$results/verdicts.ktap" 2>/dev/null || true)
-	record "$((t1 - t0))" "$((t2 - t1))" FAIL "${reason:-boot.sh failed before booting}"
+	write_cell "$results" FAIL "$((t1 - t0))" "$((t2 - t1))" "$(applied_word)" yes "$booted" "$suite" \
+		"${reason:-boot.sh failed before booting}"
 fi
 echo "boot-test: $cell: $([ "$rc" = 0 ] && echo PASS || echo FAIL) (build $((t1 - t0)) s, boot+suite $((t2 - t1)) s; results in $results)"
 exit "$rc"

@@ -14,10 +14,13 @@ arches="x86_64 i386 arm64 arm ppc64le ppc64 s390x sparc64"
 
 # One line per cell, newest first per key:
 # kernel|arch|alloc|hardened<TAB>state<TAB>result<TAB>build<TAB>boot<TAB>date<TAB>reason
+# <TAB>applied<TAB>built<TAB>booted<TAB>suite
 cells() {
 	for f in "$results"/*/cell.txt; do
 		[ -f "$f" ] || continue
 		awk -v t="$(stat -c %Y "$f")" '
+			# Records older than the stage words have none: "?".
+			function st(x) { return x == "" ? "?" : x }
 			/^reason: / { reason = substr($0, 9); next }
 			{
 				for (i = 1; i <= NF; i++) {
@@ -27,10 +30,11 @@ cells() {
 				}
 			}
 			END {
-				printf "%s|%s|%s|%s|%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+				printf "%s|%s|%s|%s|%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 					v["kernel"], v["arch"], v["alloc"], v["hardened"], t,
 					v["state"], v["result"], v["build_s"], v["boot_s"],
-					v["date"], reason
+					v["date"], reason, st(v["applied"]), st(v["built"]),
+					st(v["booted"]), st(v["suite"])
 			}' "$f"
 	done | sort -t'|' -k1,1V -k2,4 -k5,5nr | awk -F'\t' '
 		{ split($1, k, "|"); key = k[1] "|" k[2] "|" k[3] "|" k[4] }
@@ -92,11 +96,15 @@ awk -F'\t' -v arches="$arches" '
 	}' "${TMPDIR:-/tmp}/uc-matrix.$$"
 
 echo
-echo "| kernel | how | arch | allocator | HARDENED_USERCOPY | suite | build s | boot+suite s | date |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "Every cell: how far it got (applied: the series and its wiring audit,"
+echo "or native; built; booted: the guest's init ran and reported; suite:"
+echo "verdicts that matched, of all), then the result."
+echo
+echo "| kernel | how | arch | allocator | HARDENED_USERCOPY | applied | built | booted | suite | result | build s | boot+suite s | date |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 awk -F'\t' '{
 	split($1, k, "|")
 	h = k[4] == "y" ? "y" : "n (control)"
-	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		k[1], $2, k[2], k[3], h, $3, $4, $5, $6
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		k[1], $2, k[2], k[3], h, $8, $9, $10, $11, $3, $4, $5, $6
 }' "${TMPDIR:-/tmp}/uc-matrix.$$"
