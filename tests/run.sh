@@ -120,67 +120,60 @@ fi
 
 if want boot; then
 	echo "# boot: QEMU boot tests with the in-guest suite"
-	# Every cached tree with a series: SLUB and SLAB hardened plus the
-	# unhardened control on x86_64, SLUB on arm64; every other arch
-	# (ci/arch.sh) on 4.4, hardened and control; Debian's 6.1 (native,
-	# the oracle) hardened and control.  Cells already built are only
-	# re-checked (make finds nothing to do); a cell that would start after
+	# Every cached backport tree (the branch's default sublevel): SLUB and
+	# SLAB hardened plus the unhardened control on x86_64, SLUB on arm64;
+	# every native tree and Debian's 6.1 (the oracle): hardened and
+	# control on x86_64; every other arch (ci/arch.sh) on 4.4.220,
+	# hardened and control.  Cells already built are only re-checked
+	# (make finds nothing to do); a cell that would start after
 	# UC_BOOT_BUDGET seconds (default 2700) of boot testing is skipped
-	# with its reason, so CI stays within its time.
+	# with its reason, so CI stays within its time.  UC_BOOT_PLAN=1
+	# prints the cells instead of running them.
 	budget=${UC_BOOT_BUDGET:-2700}
 	boot_start=$(date +%s)
 	cells=()
+	declare -A listed=()
+	add_cell() {
+		local c
+		for c in "$@"; do
+			[ -n "${listed[$c]:-}" ] && continue
+			listed[$c]=1
+			cells+=("$c")
+		done
+	}
+	is_native() { grep -q '^status: native' "$top/kernels/$1" 2>/dev/null; }
+	is_default() { [ "$1" = "$(sed -n 's/^default: //p' "$top/kernels/${1%.*}" 2>/dev/null)" ]; }
+	# shellcheck source=ci/arch.sh
+	. "$top/ci/arch.sh"
 	if [ "${UC_BOOT:-1}" = 0 ]; then
 		skip "boot tests" "UC_BOOT=0"
 	else
 		mapfile -t trees < <(cached_trees)
 		for t in ${trees[@]+"${trees[@]}"}; do
 			v=${t#linux-}
-			if grep -q '^status: native' "$top/kernels/${v%.*}" 2>/dev/null; then
-				cells+=("$v x86_64 slub y")
+			if is_native "${v%.*}"; then
+				# Native: the suite and its control.
+				add_cell "$v x86_64 slub y" "$v x86_64 slub n"
 				continue
 			fi
 			if [ ! -f "$top/series/${v%.*}" ]; then
 				skip "boot-test $v" "no series for branch ${v%.*}"
 				continue
 			fi
-			# Other sublevels of a branch: apply is enough (trees section).
-			[ "$v" = "$(sed -n 's/^default: //p' "$top/kernels/${v%.*}")" ] || continue
-			cells+=("$v x86_64 slub y" "$v x86_64 slab y" "$v x86_64 slub n")
+			# Other sublevels of a branch: apply is enough here
+			# (trees section); make boot-all boots them too.
+			is_default "$v" || continue
+			add_cell "$v x86_64 slub y" "$v x86_64 slab y" "$v x86_64 slub n"
 			# arm64 too where the tree has it: the second arch
 			# distros ship, and the one whose old trees needed
 			# their own compat (dtc, module relocations, BUG()).
 			if [ "$v" != 4.4.220 ] && [ -d "$cache/trees/$t/arch/arm64" ] &&
 				command -v aarch64-linux-gnu-gcc >/dev/null; then
-				cells+=("$v arm64 slub y")
+				add_cell "$v arm64 slub y"
 			fi
 		done
-		# UC_BOOT_CELLS=all (make boot-all): every arch on every default
-		# tree too, SLUB hardened (and SLAB on arm64); a cell that cannot
-		# exist (an arch the tree lacks...) is recorded n/a by boot-test
-		# and skipped here.
-		if [ "${UC_BOOT_CELLS:-ci}" = all ]; then
-			# shellcheck source=ci/arch.sh
-			. "$top/ci/arch.sh"
-			for t in ${trees[@]+"${trees[@]}"}; do
-				v=${t#linux-}
-				[ "$v" = "$(sed -n 's/^default: //p' "$top/kernels/${v%.*}" 2>/dev/null)" ] || continue
-				[ "$v" = 4.4.220 ] && continue
-				for a in $UC_ARCHES; do
-					[ "$a" = x86_64 ] && continue
-					# (arm64 SLUB of backports is in the CI cells already)
-					if [ "$a" != arm64 ] || [ ! -d "$cache/trees/$t/arch/arm64" ] ||
-						grep -q '^status: native' "$top/kernels/${v%.*}"; then
-						cells+=("$v $a slub y")
-					fi
-					[ "$a" = arm64 ] && cells+=("$v $a slab y")
-				done
-			done
-		fi
 		# Every other arch on 4.4.220: the feature and its control.
 		if [ -f "$cache/trees/linux-4.4.220/Makefile" ]; then
-			# shellcheck source=ci/arch.sh
-			. "$top/ci/arch.sh"
 			for a in $UC_ARCHES; do
 				[ "$a" = x86_64 ] && continue
 				arch_setup "$a"
@@ -189,19 +182,44 @@ if want boot; then
 					skip "boot-test 4.4.220 $a" "apt-get install $ARCH_GCC_PKG $ARCH_QEMU_PKG"
 					continue
 				fi
-				cells+=("4.4.220 $a slub y" "4.4.220 $a slub n")
+				add_cell "4.4.220 $a slub y" "4.4.220 $a slub n"
 				# SLAB too where distros ship it (arm64, as x86_64).
-				[ "$a" = arm64 ] && cells+=("4.4.220 $a slab y")
+				[ "$a" = arm64 ] && add_cell "4.4.220 $a slab y"
 			done
 		fi
 		if [ -f /usr/src/linux-source-6.1.tar.xz ]; then
-			cells+=("debian x86_64 slub y" "debian x86_64 slub n")
+			add_cell "debian x86_64 slub y" "debian x86_64 slub n"
 		else
 			skip "boot-test debian" "apt-get install linux-source-6.1"
+		fi
+		# UC_BOOT_CELLS=all (make boot-all): every arch of every cached
+		# tree, every sublevel, and Debian's 6.1: SLUB hardened, SLAB
+		# on x86_64 and arm64, the control on x86_64.  A cell that
+		# cannot exist (an arch the tree lacks...) is recorded n/a by
+		# boot-test and skipped here.
+		if [ "${UC_BOOT_CELLS:-ci}" = all ]; then
+			all=()
+			for t in ${trees[@]+"${trees[@]}"}; do
+				v=${t#linux-}
+				is_native "${v%.*}" || [ -f "$top/series/${v%.*}" ] && all+=("$v")
+			done
+			[ -f /usr/src/linux-source-6.1.tar.xz ] && all+=(debian)
+			for v in ${all[@]+"${all[@]}"}; do
+				add_cell "$v x86_64 slub y" "$v x86_64 slab y" "$v x86_64 slub n"
+				for a in $UC_ARCHES; do
+					[ "$a" = x86_64 ] && continue
+					add_cell "$v $a slub y"
+					[ "$a" = arm64 ] && add_cell "$v $a slab y"
+				done
+			done
 		fi
 	fi
 	for cell in ${cells[@]+"${cells[@]}"}; do
 		read -r k a al h <<<"$cell"
+		if [ "${UC_BOOT_PLAN:-0}" = 1 ]; then
+			echo "# plan: boot-test $k $a $al hardened=$h"
+			continue
+		fi
 		if [ $(( $(date +%s) - boot_start )) -gt "$budget" ]; then
 			skip "boot-test $k $a $al hardened=$h" "boot time budget of ${budget}s used up (UC_BOOT_BUDGET)"
 			continue
