@@ -24,7 +24,7 @@ DEBS := coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev \
 PKG_DEBS := rpm rpmlint lintian createrepo-c dnf apt-utils mmdebstrap \
 	debhelper dpkg-dev
 
-.PHONY: help deps deps-package apply export audit boot-test boot-all run package package-test matrix bench check lint
+.PHONY: help deps deps-package apply export audit boot-test boot-all run package package-test matrix matrix-record bench check lint
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -60,10 +60,13 @@ deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) $(PKG_DEBS) >/dev/null
 
 boot-all: ## every feasible kernel x arch cell of the cache (hours when cold), then make matrix
-	@UC_BOOT_CELLS=all UC_BOOT_BUDGET=1000000 bash tests/run.sh --only boot; bash ci/matrix.sh
+	@UC_BOOT_CELLS=all UC_BOOT_BUDGET=1000000 bash tests/run.sh --only boot; bash ci/matrix.sh --record
 
-matrix: ## the support matrix from the boot-test results recorded so far
+matrix: ## the support matrix: kernels/matrix.tsv and this machine's newer boot-test results
 	@bash ci/matrix.sh
+
+matrix-record: ## write this machine's newest boot-test results into kernels/matrix.tsv
+	@bash ci/matrix.sh --record >/dev/null
 
 bench: ## instructions per stat() and pipe write+read, hardened vs off (QEMU -icount)
 	@bash ci/bench.sh '$(KERNEL)' '$(ARCH)' '$(ALLOC)'

@@ -145,9 +145,12 @@ if [ "$rc" != 0 ]; then
 	# before a generic "error".
 	# The full build log has the compiler's or assembler's own first
 	# complaint, which the short one may have scrolled past.
-	reason=$(grep -m1 -E 'multiple definition|undefined reference|^kconfig: CONFIG_' "$results/kbuild.log" ||
-		grep -m1 -E '(: (fatal )?error: |: Error: )' "$build/uc-build.log" 2>/dev/null ||
-		grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v -e '^kbuild: error: build failed' -e 'collect2' | head -n 1 || true)
+	reason=$(awk '/multiple definition|undefined reference|^ERROR: .* undefined!|^kconfig: CONFIG_/ { print; exit }' \
+		"$results/kbuild.log" "$build/uc-build.log" 2>/dev/null || true)
+	[ -n "$reason" ] ||
+		reason=$(grep -m1 -E '(: (fatal )?error: |: Error: )' "$build/uc-build.log" 2>/dev/null || true)
+	[ -n "$reason" ] ||
+		reason=$(grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v -e '^kbuild: error: build failed' -e 'collect2' | head -n 1 || true)
 	reason=${reason#"$src/"}
 	write_cell "$results" build-failed "$((t1 - t0))" 0 "$(applied_word)" no - - "${reason:-see kbuild.log}"
 	echo "boot-test: $cell: BUILD FAILED (results in $results)"

@@ -1,20 +1,30 @@
 #!/bin/bash
 # The support matrix, from real runs: every boot-test cell leaves a
 # cell.txt (key=value words, and a "reason:" line when it failed) in the
-# results directory.  Prints two Markdown tables from the newest result per
-# kernel/arch/allocator/hardening: kernel x arch (which cells passed), then
-# every cell with its times.
+# results directory of the machine that ran it; kernels/matrix.tsv keeps
+# the records in the project, so a new machine (an empty cache) still knows
+# what was measured, and when.  Prints two Markdown tables from the newest
+# record per kernel/arch/allocator/hardening (a local result of the same
+# day beats a committed one): kernel x arch (which cells passed), then
+# every cell with its stages and times.
 #
-#   ci/matrix.sh [RESULTS_DIR]
+#   ci/matrix.sh [--record] [RESULTS_DIR]
+#
+# --record writes the merged newest records back to kernels/matrix.tsv
+# (make matrix-record), then prints the tables from it.
 set -eu
 
+top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+record=0
+if [ "${1:-}" = --record ]; then
+	record=1
+	shift
+fi
 results=${1:-${RESULTS:-$cache/results}}
+records=${UC_MATRIX_RECORDS:-$top/kernels/matrix.tsv}
 arches="x86_64 i386 arm64 arm ppc64le ppc64 s390x sparc64"
 
-# One line per cell, newest first per key:
-# kernel|arch|alloc|hardened<TAB>state<TAB>result<TAB>build<TAB>boot<TAB>date<TAB>reason
-# <TAB>applied<TAB>built<TAB>booted<TAB>suite
 cells() {
 	for f in "$results"/*/cell.txt; do
 		[ -f "$f" ] || continue
@@ -36,13 +46,41 @@ cells() {
 					v["date"], reason, st(v["applied"]), st(v["built"]),
 					st(v["booted"]), st(v["suite"])
 			}' "$f"
-	done | sort -t'|' -k1,1V -k2,4 -k5,5nr | awk -F'\t' '
+	done
+	# Committed records: the same fields, dated at the start of their day.
+	if [ -f "$records" ]; then
+		while IFS=$'\t' read -r kern arch alloc hard state result build boot date applied built booted suite reason; do
+			case "$kern" in ''|'#'*|kernel) continue ;; esac
+			printf '%s|%s|%s|%s|%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+				"$kern" "$arch" "$alloc" "$hard" "$(date -u -d "$date" +%s)" \
+				"$state" "$result" "$build" "$boot" "$date" "${reason:-}" \
+				"$applied" "$built" "$booted" "$suite"
+		done <"$records"
+	fi
+}
+
+# The newest record per cell.
+newest() {
+	cells | sort -t'|' -k1,1V -k2,4 -k5,5nr | awk -F'\t' '
 		{ split($1, k, "|"); key = k[1] "|" k[2] "|" k[3] "|" k[4] }
 		!seen[key]++ { sub(/\|[0-9]+$/, "", $1); print }' OFS='\t'
 }
 
-cells > "${TMPDIR:-/tmp}/uc-matrix.$$"
+newest > "${TMPDIR:-/tmp}/uc-matrix.$$"
 trap 'rm -f "${TMPDIR:-/tmp}/uc-matrix.$$"' EXIT
+
+if [ "$record" = 1 ]; then
+	{
+		printf '# Boot-test cell records (ci/matrix.sh --record): the newest per cell, from real runs.\n'
+		printf 'kernel\tarch\talloc\thardened\tstate\tresult\tbuild_s\tboot_s\tdate\tapplied\tbuilt\tbooted\tsuite\treason\n'
+		awk -F'\t' -v OFS='\t' '{
+			split($1, k, "|")
+			print k[1], k[2], k[3], k[4], $2, $3, $4, $5, $6, $8, $9, $10, $11, $7
+		}' "${TMPDIR:-/tmp}/uc-matrix.$$"
+	} >"$records.new"
+	mv "$records.new" "$records"
+	echo "matrix: $(grep -vc -e '^#' -e '^kernel' "$records") cell records in ${records#"$top"/}" >&2
+fi
 
 echo "Kernel x arch: the cells that passed (slub, slab; -n = the HARDENED=n"
 echo "control, which must let every violation through); FAIL/build failed"

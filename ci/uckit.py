@@ -69,7 +69,10 @@ def read_manifest(path):
 def manifests():
     out = {}
     for path in sorted(glob.glob(os.path.join(TOP, "kernels", "*"))):
-        out[os.path.basename(path)] = read_manifest(path)
+        # Branch manifests are named X.Y; kernels/matrix.tsv is the
+        # boot-test record (ci/matrix.sh).
+        if re.match(r"^\d+\.\d+$", os.path.basename(path)):
+            out[os.path.basename(path)] = read_manifest(path)
     return out
 
 

@@ -392,6 +392,46 @@ class Expectations(unittest.TestCase):
         self.assertEqual(want["null_to_user"], "killed")
 
 
+class Matrix(unittest.TestCase):
+    """ci/matrix.sh: committed records and this machine's results, the
+    newest per cell, and --record writing them back."""
+
+    def test_local_result_beats_committed_record(self):
+        tmp = tempfile.mkdtemp(prefix="uc-matrix-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        records = os.path.join(tmp, "matrix.tsv")
+        with open(records, "w") as f:
+            f.write("# records\n"
+                    "kernel\tarch\talloc\thardened\tstate\tresult\t"
+                    "build_s\tboot_s\tdate\tapplied\tbuilt\tbooted\t"
+                    "suite\treason\n"
+                    "4.4.999\tarm\tslub\ty\tbackport\tpass\t10\t5\t"
+                    "2026-01-01\tyes\tyes\tyes\t19/19\t\n"
+                    "4.4.999\ts390x\tslub\ty\tbackport\tpass\t10\t5\t"
+                    "2026-01-01\tyes\tyes\tyes\t19/19\t\n")
+        cell = os.path.join(tmp, "results", "linux-4.4.999-x-arm-slub-hy")
+        os.makedirs(cell)
+        with open(os.path.join(cell, "cell.txt"), "w") as f:
+            f.write("kernel=4.4.999\nstate=backport\n"
+                    "arch=arm alloc=slub hardened=y\nbuild_s=7 boot_s=3\n"
+                    "applied=yes built=yes booted=yes suite=18/19\n"
+                    "date=2026-02-02\nresult=FAIL\n"
+                    "reason: not ok 3 wrap_to_user\n")
+        env = dict(os.environ, UC_MATRIX_RECORDS=records)
+        r = subprocess.run(["bash", os.path.join(TOP, "ci", "matrix.sh"),
+                            "--record", os.path.join(tmp, "results")],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| 4.4.999 | backport |  |  |  | **slub: FAIL "
+                      "(not ok 3 wrap_to_user)** |  |  | slub |  |",
+                      r.stdout)
+        rows = [l.split("\t") for l in open(records).read().splitlines()
+                if l.startswith("4.4.999")]
+        self.assertEqual(sorted((x[1], x[5], x[8], x[12]) for x in rows),
+                         [("arm", "FAIL", "2026-02-02", "18/19"),
+                          ("s390x", "pass", "2026-01-01", "19/19")])
+
+
 class KtapResult(unittest.TextTestResult):
     n = 0
 
