@@ -61,6 +61,8 @@ applied_word() {
 # no caller mistakes it for a pass.
 na_cell() {
 	local na="linux-$version-$treeid-$arch-$alloc-h$hardened"
+	# An estimate for a cell that cannot exist: nothing to wait for.
+	[ "${UC_ESTIMATE:-0}" = 1 ] && { echo 0; exit 0; }
 	write_cell "${RESULTS:-$cache/results}/$na" n/a 0 0 - - - - "$1"
 	echo "boot-test: $na: N/A ($1)"
 	exit 77
@@ -77,6 +79,31 @@ for need in $ARCH_NEEDS; do
 			na_cell "Linux $version has no CONFIG_${need%%=*}, $what" ;;
 	esac
 done
+# UC_ESTIMATE=1: print the seconds this cell is expected to take and stop
+# (make check plans its time with it).  Warm, a cell whose tree is applied
+# at the current series and whose image is built takes its last boot time
+# plus UC_BOOT_WARM_S (default 60: make finding little to do); anything
+# else is cold, UC_BOOT_COLD_S (default 900: a tinyconfig build on 2 cores
+# with a cold ccache, as measured on the CI machines).
+if [ "${UC_ESTIMATE:-0}" = 1 ]; then
+	key="linux-$version-$treeid"
+	cell="$key-$arch-$alloc-h$hardened"
+	prev="${RESULTS:-$cache/results}/$cell/cell.txt"
+	boot_s=$(sed -n 's/^build_s=[0-9]* boot_s=\([0-9]*\)$/\1/p' "$prev" 2>/dev/null || true)
+	warm=yes
+	[ -f "$cache/build/$cell/$ARCH_IMAGE" ] && [ -n "$boot_s" ] || warm=no
+	if [ "$state" = none ] && [ "$(cat "$cache/work/$key.applied" 2>/dev/null)" != \
+		"$(sed -n 's/^fingerprint=//p' <<<"$info")" ]; then
+		warm=no
+	fi
+	if [ "$warm" = yes ]; then
+		echo $((boot_s + ${UC_BOOT_WARM_S:-60}))
+	else
+		echo "${UC_BOOT_COLD_S:-900}"
+	fi
+	exit 0
+fi
+
 case "$state" in
 none)
 	# One hardened copy per pristine tree, at a stable path: when the

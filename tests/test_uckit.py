@@ -432,6 +432,43 @@ class Matrix(unittest.TestCase):
                           ("s390x", "pass", "2026-01-01", "19/19")])
 
 
+class BootEstimate(Base):
+    """ci/boot-test.sh UC_ESTIMATE=1: what make check plans its time
+    with; cold until the cell's image is built and it has booted once."""
+
+    def estimate(self, tree):
+        env = dict(self.env, UC_ESTIMATE="1", UC_BOOT_COLD_S="901",
+                   UC_BOOT_WARM_S="50")
+        r = subprocess.run(["bash", os.path.join(TOP, "ci", "boot-test.sh"),
+                            tree, "x86_64", "slub", "y"],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout.strip()
+
+    def test_cold_then_warm(self):
+        tree = mini_tree(os.path.join(self.tmp, "t"), patchlevel=9)
+        with open(os.path.join(tree, "security", "Kconfig"), "a") as f:
+            f.write("config HARDENED_USERCOPY\n\tbool\n")
+        with open(os.path.join(tree, "mm", "usercopy.c"), "w") as f:
+            f.write("/* native */\n")
+        self.assertEqual(self.estimate(tree), "901")
+        treeid = subprocess.run(["sha256sum"], input=tree,
+                                capture_output=True,
+                                text=True).stdout[:8]
+        cell = "linux-4.9.999-%s-x86_64-slub-hy" % treeid
+        cache = os.path.join(self.tmp, "cache", "usercopy-backports")
+        image = os.path.join(cache, "build", cell, "arch/x86/boot")
+        os.makedirs(image)
+        open(os.path.join(image, "bzImage"), "w").close()
+        # Built but never booted: still cold.
+        self.assertEqual(self.estimate(tree), "901")
+        os.makedirs(os.path.join(cache, "results", cell))
+        with open(os.path.join(cache, "results", cell, "cell.txt"),
+                  "w") as f:
+            f.write("kernel=4.9.999\nbuild_s=400 boot_s=17\nresult=pass\n")
+        self.assertEqual(self.estimate(tree), "67")
+
+
 class KtapResult(unittest.TextTestResult):
     n = 0
 
