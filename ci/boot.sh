@@ -145,8 +145,19 @@ requires_met() {
 		grep -qx "$sym=y" "$kbuild/.config" || return 1
 	done < <(sed -n 's/^requires[[:space:]]\{1,\}//p' "$1")
 }
+# ARCH_EXPECT's NAME@X.Y: the file holds from kernel X.Y on.
+arch_expect=()
+for f in $ARCH_EXPECT; do
+	case "$f" in
+	*@*)
+		[ -n "$kbranch" ] || die "$f holds from ${f#*@} on, but $kbuild has no kernel.release to tell"
+		[ "$(printf '%s\n' "${f#*@}" "$kbranch" | sort -V | head -n 1)" = "${f#*@}" ] || continue
+		f=${f%@*} ;;
+	esac
+	arch_expect+=("$f")
+done
 expect_files=("$guest/expect/default")
-for f in $ARCH_EXPECT ${since[@]+"${since[@]}"} ${kbranch:+"branch-$kbranch" "branch-$kbranch-$arch"}; do
+for f in ${arch_expect[@]+"${arch_expect[@]}"} ${since[@]+"${since[@]}"} ${kbranch:+"branch-$kbranch" "branch-$kbranch-$arch"}; do
 	[ -f "$guest/expect/$f" ] || case "$f" in branch-*) continue ;; esac
 	requires_met "$guest/expect/$f" || continue
 	expect_files+=("$guest/expect/$f")

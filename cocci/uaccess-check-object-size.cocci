@@ -24,7 +24,7 @@
 ///
 // Confidence: High
 // Options: --no-includes --include-headers --smpl-spacing
-// Targets: arch/x86/include/asm/uaccess.h arch/x86/include/asm/uaccess_64.h arch/x86/include/asm/uaccess_32.h ?arch/arm/include/asm/uaccess.h ?arch/arm64/include/asm/uaccess.h ?arch/powerpc/include/asm/uaccess.h ?arch/sparc/include/asm/uaccess_32.h ?arch/sparc/include/asm/uaccess_64.h ?arch/s390/lib/uaccess.c ?arch/ia64/include/asm/uaccess.h
+// Targets: arch/x86/include/asm/uaccess.h arch/x86/include/asm/uaccess_64.h arch/x86/include/asm/uaccess_32.h ?arch/arm/include/asm/uaccess.h ?arch/arm64/include/asm/uaccess.h ?arch/powerpc/include/asm/uaccess.h ?arch/sparc/include/asm/uaccess_32.h ?arch/sparc/include/asm/uaccess_64.h ?arch/s390/lib/uaccess.c ?arch/s390/include/asm/uaccess.h ?arch/ia64/include/asm/uaccess.h
 
 virtual patch
 virtual report
@@ -43,9 +43,11 @@ virtual report
 # arm64: before 4.6 __copy_{from,to}_user() are the assembly routines
 # themselves, so only copy_{from,to}_user() can be wired (upstream wired the
 # inline wrappers it introduced later).
-# s390: the routines are out of line, in arch/s390/lib/uaccess.c (3.15+,
-# 3.16.0 here; older s390, 3.14.65 included, dispatches through a table of
-# function pointers, and its Kconfig select is left out: series/4.4).
+# s390: from 3.15 the routines are out of line, in arch/s390/lib/uaccess.c;
+# before, __copy_{from,to}_user() are inline in asm/uaccess.h and dispatch
+# through a table of function pointers (uaccess.copy_from_user(), one
+# implementation per CPU facility), so the check goes into the inline
+# routine, ahead of the dispatch, and every implementation is covered.
 # A third element marks a routine some trees implement in assembly, where
 # it cannot be wired: the audit reports it as a "gap" instead of failing.
 ASM = "assembly in this tree: only its inline callers are checked"
@@ -53,6 +55,7 @@ MACRO = "a macro in this tree: see patches/hardening/ia64-copy-from-user-macro-c
 def hdr(arch, name):
 	return "arch/%s/include/asm/%s" % (arch, name)
 
+S390 = ["arch/s390/lib/uaccess.c", hdr("s390", "uaccess.h")]
 X86 = [hdr("x86", "uaccess.h"), hdr("x86", "uaccess_64.h"),
        hdr("x86", "uaccess_32.h")]
 ARCHES = {
@@ -90,8 +93,8 @@ ARCHES = {
 		"__copy_to_user": ("from", [hdr("sparc", "uaccess_32.h")]),
 	},
 	"s390": {
-		"__copy_from_user": ("to", ["arch/s390/lib/uaccess.c"]),
-		"__copy_to_user": ("from", ["arch/s390/lib/uaccess.c"]),
+		"__copy_from_user": ("to", S390),
+		"__copy_to_user": ("from", S390),
 	},
 	"ia64": {
 		"__copy_from_user": ("to", [hdr("ia64", "uaccess.h")]),
