@@ -385,6 +385,13 @@ class Expectations(unittest.TestCase):
         self.assertEqual(want["const_size_to_user"], "killed exposure text")
         _, want = self.expect("s390x", "4.14.280", [])
         self.assertEqual(want["const_size_to_user"], "survived")
+        # Before 3.15 s390's routines are inline: constant sizes stay
+        # constant (ARCH_EXPECT's const-size-out-of-line@3.15).
+        files, want = self.expect("s390x", "3.14.65", [])
+        self.assertNotIn("const-size-out-of-line", files)
+        self.assertEqual(want["const_size_to_user"], "survived")
+        files, want = self.expect("s390x", "3.16.0", [])
+        self.assertIn("const-size-out-of-line", files)
         # The control lets every violation through, but arm oopses on
         # bad kernel pointers inside its copy routine.
         _, want = self.expect("arm", "4.4.220", [], hardened="n")
