@@ -32,6 +32,16 @@ def mini_tree(root, sublevel=999, patchlevel=4, version=4):
     return root
 
 
+def native_tree(root):
+    """A 4.9 mini tree that has the feature (Kconfig and mm/usercopy.c)."""
+    tree = mini_tree(root, patchlevel=9)
+    with open(os.path.join(tree, "security", "Kconfig"), "a") as f:
+        f.write("config HARDENED_USERCOPY\n\tbool\n")
+    with open(os.path.join(tree, "mm", "usercopy.c"), "w") as f:
+        f.write("/* native */\n")
+    return tree
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="uc-unit-")
@@ -166,11 +176,7 @@ class Apply(Base):
         self.assertIn("pristine", r.stderr)
 
     def test_native_tree_is_left_alone(self):
-        tree = mini_tree(os.path.join(self.tmp, "t"), patchlevel=9)
-        with open(os.path.join(tree, "security", "Kconfig"), "a") as f:
-            f.write("config HARDENED_USERCOPY\n\tbool\n")
-        with open(os.path.join(tree, "mm", "usercopy.c"), "w") as f:
-            f.write("/* native */\n")
+        tree = native_tree(os.path.join(self.tmp, "t"))
         out = os.path.join(self.tmp, "out")
         r = self.run_uckit("apply", tree, out)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -453,11 +459,7 @@ class BootEstimate(Base):
         return r.stdout.strip()
 
     def test_cold_then_warm(self):
-        tree = mini_tree(os.path.join(self.tmp, "t"), patchlevel=9)
-        with open(os.path.join(tree, "security", "Kconfig"), "a") as f:
-            f.write("config HARDENED_USERCOPY\n\tbool\n")
-        with open(os.path.join(tree, "mm", "usercopy.c"), "w") as f:
-            f.write("/* native */\n")
+        tree = native_tree(os.path.join(self.tmp, "t"))
         self.assertEqual(self.estimate(tree), "901")
         treeid = subprocess.run(["sha256sum"], input=tree,
                                 capture_output=True,
