@@ -289,7 +289,9 @@ KINDS = ("file", "patch", "cocci", "select")
 
 
 def read_series(branch, seen=()):
-    """Steps of series/BRANCH; "include OTHER" splices OTHER's steps in."""
+    """Steps of series/BRANCH; "include OTHER" splices OTHER's steps in,
+    "include OTHER GROUP" only those of one group (the hardening of 4.4,
+    without the compat fixes only 4.4 sublevels need)."""
     path = os.path.join(TOP, "series", branch)
     if not os.path.isfile(path):
         known = sorted(os.listdir(os.path.join(TOP, "series")))
@@ -304,12 +306,18 @@ def read_series(branch, seen=()):
             if not line or line.startswith("#"):
                 continue
             parts = line.split(None, 3)
-            if parts[0] == "include" and len(parts) >= 2:
-                steps += read_series(parts[1], seen + (branch,))
+            if parts[0] == "include" and len(parts) in (2, 3):
+                inc = read_series(parts[1], seen + (branch,))
+                if len(parts) == 3:
+                    inc = [s for s in inc if s["group"] == parts[2]]
+                    if not inc:
+                        raise UserError("%s:%d: series/%s has no %s steps"
+                                        % (path, n, parts[1], parts[2]))
+                steps += inc
                 continue
             if len(parts) < 4 or parts[1] not in KINDS:
                 raise UserError("%s:%d: expected 'group kind item reason' "
-                                "or 'include BRANCH'" % (path, n))
+                                "or 'include BRANCH [GROUP]'" % (path, n))
             steps.append({"group": parts[0], "kind": parts[1],
                           "item": parts[2], "reason": parts[3]})
     # compat steps first, whatever the order of includes

@@ -159,7 +159,7 @@ class Apply(Base):
         out = os.path.join(self.tmp, "out")
         r = self.run_uckit("apply", tree, out)
         self.assertEqual(r.returncode, 1)
-        self.assertRegex(r.stderr, r"step \d+ \(hardening patch ")
+        self.assertRegex(r.stderr, r"step \d+ \((compat|hardening) patch ")
         self.assertFalse(os.path.exists(out))
         self.assertEqual([e for e in os.listdir(self.tmp)
                           if e.startswith(".uc-")], [])
