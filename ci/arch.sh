@@ -14,7 +14,7 @@
 #   ARCH_FRAGMENTS    ci/configs/NAME.config fragments, after base.config
 #   ARCH_QEMU         the QEMU binary, ARCH_QEMU_PKG its Debian package
 #   ARCH_QEMU_MACHINE machine, CPU and memory arguments
-#   ARCH_CONSOLE      the kernel console device
+#   ARCH_CONSOLE      the kernel console device(s), the last preferred
 #   ARCH_SERIAL2      1 if the machine takes a second -serial for the report
 #   ARCH_EXPECT       tests/guest/expect/NAME files for intended differences;
 #                     NAME@X.Y: only for kernels X.Y and later
@@ -104,7 +104,10 @@ arch_setup() {
 		ARCH_FRAGMENTS="s390x"
 		ARCH_QEMU=qemu-system-s390x ARCH_QEMU_PKG=qemu-system-misc
 		ARCH_QEMU_MACHINE="-M s390-ccw-virtio -cpu qemu -m 512"
-		ARCH_CONSOLE=ttysclp0 ARCH_SERIAL2=0
+		# The VT220 console registers as ttyS1 (its tty is
+		# ttysclp0); 3.10.108 and later also take console=ttysclp0,
+		# 3.4.113 printed nothing with it.
+		ARCH_CONSOLE="ttyS1 ttysclp0" ARCH_SERIAL2=0
 		# Before 3.15 the copy routines are inline (asm/uaccess.h):
 		# a constant size stays constant, as on x86.
 		ARCH_EXPECT="no-frame-walker const-size-out-of-line@3.15" ;;

@@ -95,7 +95,12 @@ fi
 arch_setup "$arch" 2>/dev/null || die "unsupported --arch $arch (supported: $UC_ARCHES)"
 qemu=$ARCH_QEMU
 read -r -a qemu_machine <<<"$ARCH_QEMU_MACHINE"
-console=$ARCH_CONSOLE
+# ARCH_CONSOLE may name several: one console= each, the last preferred
+# (a name the kernel does not know is ignored).
+console_args=""
+for c in $ARCH_CONSOLE; do
+	console_args+="console=$c "
+done
 init_cc=${UC_INIT_CC:-${CROSS_COMPILE}gcc}
 arch_make_vars=("ARCH=$KARCH" "CROSS_COMPILE=$CROSS_COMPILE")
 [ -n "$ARCH_KCFLAGS" ] && arch_make_vars+=("KCFLAGS=$ARCH_KCFLAGS")
@@ -327,7 +332,7 @@ log "booting $image on $qemu (TCG, timeout ${timeout}s, hardened=$hardened)"
 : >"$work/ktap.out"
 qemu_cmd=("$qemu" -accel tcg "${qemu_machine[@]}" -smp 1 -nographic -no-reboot
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz"
-	-append "console=$console panic=-1 $append" -serial mon:stdio)
+	-append "${console_args}panic=-1 $append" -serial mon:stdio)
 # A second serial port carries the guest's report alone where the machine
 # has one; elsewhere the report is read from the console.
 [ "$ARCH_SERIAL2" = 1 ] && qemu_cmd+=(-serial "file:$work/ktap.out")
