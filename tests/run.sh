@@ -15,6 +15,16 @@ only=""
 [ "${1:-}" = --only ] && only=${2:-}
 passed=0 failed=0 skipped=0
 run_start=$(date +%s)
+# The whole run's time budget (boot cells and package tests start only if
+# they fit; see below), and the one test of it.
+check_budget=${UC_CHECK_BUDGET:-2700}
+# over_budget EXPECT START LIMIT NAME WHAT: succeeds, printing why, if
+# EXPECT more seconds would take WHAT (timed from START) past LIMIT.
+over_budget() {
+	local at=$(( $(date +%s) - $2 ))
+	[ $((at + $1)) -gt "$3" ] || return 1
+	echo "$5 is at ${at}s; this takes ~$1s here, over $4=$3s"
+}
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 
@@ -133,7 +143,6 @@ if want boot; then
 	# reason, so CI stays within its time.  UC_BOOT_PLAN=1 prints the
 	# cells and their estimates instead of running them.
 	budget=${UC_BOOT_BUDGET:-1500}
-	check_budget=${UC_CHECK_BUDGET:-2700}
 	boot_start=$(date +%s)
 	cells=()
 	declare -A listed=()
@@ -229,13 +238,9 @@ if want boot; then
 			echo "# plan: boot-test $k $a $al hardened=$h (~${expect}s)"
 			continue
 		fi
-		now=$(date +%s)
-		if [ $((now - boot_start + expect)) -gt "$budget" ]; then
-			skip "boot-test $k $a $al hardened=$h" "boot tests are at $((now - boot_start))s; this cell takes ~${expect}s here, over UC_BOOT_BUDGET=${budget}s"
-			continue
-		fi
-		if [ $((now - run_start + expect)) -gt "$check_budget" ]; then
-			skip "boot-test $k $a $al hardened=$h" "make check is at $((now - run_start))s; this cell takes ~${expect}s here, over UC_CHECK_BUDGET=${check_budget}s"
+		if why=$(over_budget "$expect" "$boot_start" "$budget" UC_BOOT_BUDGET "boot testing") ||
+			why=$(over_budget "$expect" "$run_start" "$check_budget" UC_CHECK_BUDGET "make check"); then
+			skip "boot-test $k $a $al hardened=$h" "$why"
 			continue
 		fi
 		# Exit 77 is a cell that cannot exist (n/a): a skip, not a pass.
@@ -276,15 +281,13 @@ if want packages; then
 	# UC_PACKAGE_COLD_S, default 2400 s), stays within UC_CHECK_BUDGET
 	# seconds (default 2700), so a cold machine's CI run still ends in
 	# time; the rest are SKIP lines with the reason.
-	check_budget=${UC_CHECK_BUDGET:-2700}
 	timings="$cache/timings"
 	package_test() {
-		local id elapsed expect t0
+		local id expect t0 why
 		id=$(printf '%s' "$*" | tr -c 'A-Za-z0-9.' _)
-		elapsed=$(( $(date +%s) - run_start ))
 		expect=$(cat "$timings/package-$id.s" 2>/dev/null || echo "${UC_PACKAGE_COLD_S:-2400}")
-		if [ $((elapsed + expect)) -gt "$check_budget" ]; then
-			skip "package tests $*" "make check is at ${elapsed}s; this test takes ~${expect}s here, over UC_CHECK_BUDGET=${check_budget}s"
+		if why=$(over_budget "$expect" "$run_start" "$check_budget" UC_CHECK_BUDGET "make check"); then
+			skip "package tests $*" "$why"
 			return
 		fi
 		t0=$(date +%s)
