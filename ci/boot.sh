@@ -127,14 +127,16 @@ done
 # package.
 release=$(cat "$kbuild/include/config/kernel.release" 2>/dev/null || true)
 kbranch=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<<"$release")
+# kernel_since X.Y: the kernel's branch is X.Y or later.
+kernel_since() {
+	[ "$(printf '%s\n' "$1" "$kbranch" | sort -V | head -n 1)" = "$1" ]
+}
 # since-X.Y: what changed upstream at X.Y and holds for every later branch.
 since=()
 if [ -n "$kbranch" ]; then
 	while IFS= read -r f; do
 		v=${f#since-}
-		if [ "$(printf '%s\n' "$v" "$kbranch" | sort -V | head -n 1)" = "$v" ]; then
-			since+=("$f")
-		fi
+		kernel_since "$v" && since+=("$f")
 	done < <(for f in "$guest"/expect/since-*; do
 		[ -f "$f" ] && echo "${f##*/}"
 	done | sort -t- -k2,2V)
@@ -156,7 +158,7 @@ for f in $ARCH_EXPECT; do
 	case "$f" in
 	*@*)
 		[ -n "$kbranch" ] || die "$f holds from ${f#*@} on, but $kbuild has no kernel.release to tell"
-		[ "$(printf '%s\n' "${f#*@}" "$kbranch" | sort -V | head -n 1)" = "${f#*@}" ] || continue
+		kernel_since "${f#*@}" || continue
 		f=${f%@*} ;;
 	esac
 	arch_expect+=("$f")
