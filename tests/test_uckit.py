@@ -298,6 +298,34 @@ class Repo(unittest.TestCase):
                                                             s["item"])),
                                 "%s: %s" % (branch, s["item"]))
 
+    def test_include_of_one_group(self):
+        # 3.10 takes 4.4's hardening, not the compat fix for 4.4.178's
+        # dtc (its own dtc fix comes first and the 4.4 one would fail).
+        items = [s["item"] for s in uckit.read_series("3.10")]
+        four = uckit.read_series("4.4")
+        self.assertIn("compat/dtc-lexer-yylloc-fno-common-4.4.patch",
+                      [s["item"] for s in four])
+        self.assertNotIn("compat/dtc-lexer-yylloc-fno-common-4.4.patch",
+                         items)
+        for s in four:
+            if s["group"] == "hardening":
+                self.assertIn(s["item"], items)
+        # A group the other series lacks is an error, not nothing.
+        tmp = tempfile.mkdtemp(prefix="uc-series-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        os.makedirs(os.path.join(tmp, "series"))
+        with open(os.path.join(tmp, "series", "9.1"), "w") as f:
+            f.write("compat patch compat/x.patch a reason\n")
+        with open(os.path.join(tmp, "series", "9.0"), "w") as f:
+            f.write("include 9.1 hardening\n")
+        top, uckit.TOP = uckit.TOP, tmp
+        try:
+            with self.assertRaisesRegex(uckit.UserError,
+                                        "series/9.1 has no hardening steps"):
+                uckit.read_series("9.0")
+        finally:
+            uckit.TOP = top
+
     def test_every_branch_has_a_manifest(self):
         for branch in os.listdir(os.path.join(TOP, "series")):
             self.assertTrue(os.path.isfile(os.path.join(TOP, "kernels",
