@@ -172,6 +172,20 @@ def fetch_version(version, man):
     upstream = re.sub(r"^(\d+\.\d+)\.0$", r"\1", version)
     name = "linux-%s.tar.xz" % upstream
     tarball = os.path.join(CACHE, "tarballs", name)
+    if "url" not in man:
+        # A branch whose source is a distro package (kernels/6.1): its
+        # version is the package's, and there is nothing to download.
+        if man.get("default") == "debian" and glob.glob(
+                "/usr/src/linux-source-*.tar.xz"):
+            tree = debian_source()
+            if tree_version(tree) == version:
+                return tree
+        raise UserError(
+            "linux %s is not in the cache and kernels/%s names no download "
+            "(source: %s).\n  Use KERNEL=debian, or pass a tree or a "
+            "tarball of linux-%s."
+            % (version, branch_of(version), man.get("source", "none"),
+               version))
     os.makedirs(os.path.dirname(tarball), exist_ok=True)
     try:
         want = expected_sha256(man, version, name)

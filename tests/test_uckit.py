@@ -10,6 +10,7 @@ import sys
 import tarfile
 import tempfile
 import unittest
+from unittest import mock
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "ci"))
@@ -113,6 +114,16 @@ class Errors(Base):
         with self.assertRaises(uckit.UserError) as cm:
             uckit.fetch_version("4.4.3", {"url": "file:///x"})
         self.assertIn("refusing an unverified download", str(cm.exception))
+
+    def test_version_of_a_package_only_branch(self):
+        # kernels/6.1 has no URL: an explicit 6.1.N that is not Debian's
+        # package names KERNEL=debian instead of failing on a missing key.
+        man = {"default": "debian", "source": "debian package"}
+        with mock.patch.object(uckit.glob, "glob", return_value=[]), \
+                self.assertRaises(uckit.UserError) as cm:
+            uckit.fetch_version("6.1.1", man)
+        self.assertIn("names no download", str(cm.exception))
+        self.assertIn("KERNEL=debian", str(cm.exception))
 
     def test_first_release_uses_kernel_org_name(self):
         # kernel.org publishes 3.16.0 as linux-3.16.tar.xz (top dir
