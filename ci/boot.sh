@@ -23,6 +23,9 @@
 # build's .config sets them.  See the default file for the format.
 # --print-expectations prints the files chosen and the merged table
 # (case, hardened, not hardened, note) and exits: nothing is built.
+# UC_QEMU_ARGS: extra QEMU arguments, for debugging a guest that stops
+# (e.g. "-s" for QEMU's gdbstub on tcp::1234; attach gdb-multiarch to the
+# build's vmlinux).
 # Exit status: 0 only if the guest finished the suite and every case matched;
 # 1 on a mismatch or a guest that did not finish; 2 on a usage or build error.
 set -eu
@@ -338,6 +341,10 @@ qemu_cmd=("$qemu" -accel tcg "${qemu_machine[@]}" -smp 1 -nographic -no-reboot
 # A second serial port carries the guest's report alone where the machine
 # has one; elsewhere the report is read from the console.
 [ "$ARCH_SERIAL2" = 1 ] && qemu_cmd+=(-serial "file:$work/ktap.out")
+if [ -n "${UC_QEMU_ARGS:-}" ]; then
+	read -r -a extra <<<"$UC_QEMU_ARGS"
+	qemu_cmd+=("${extra[@]}")
+fi
 start=$(date +%s)
 qemu_rc=0
 # --foreground keeps QEMU in this script's process group, so stopping a
