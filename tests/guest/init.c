@@ -35,6 +35,7 @@
 #include <sys/types.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <linux/futex.h>
 
 #include "uc_selftest.h"
 
@@ -367,9 +368,7 @@ static void classify(const char *line, const char **dir, const char **cls)
  */
 static void drop_exit_user_accesses(void)
 {
-	long robust_list_head[3];
-
-	syscall(SYS_set_robust_list, NULL, sizeof(robust_list_head));
+	syscall(SYS_set_robust_list, NULL, sizeof(struct robust_list_head));
 	syscall(SYS_set_tid_address, NULL);
 }
 
