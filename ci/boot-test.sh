@@ -32,6 +32,9 @@ version=$(sed -n 's/^version=//p' <<<"$info")
 state=$(sed -n 's/^state=//p' <<<"$info")
 
 treeid=$(printf %s "$tree" | sha256sum | cut -c1-8)
+# The code this cell tests (the project's commit, "+" if its cell inputs
+# have uncommitted changes): the matrix tells current records from old.
+code=$(bash "$top/ci/matrix.sh" --code)
 
 # A cell's record, for the matrix: key=value words and a "reason:" line.
 # How far it got: applied (yes; already, a tree hardened before; native;
@@ -46,7 +49,7 @@ write_cell() {
 		echo "arch=$arch alloc=$alloc hardened=$hardened"
 		echo "build_s=$3 boot_s=$4"
 		echo "applied=$5 built=$6 booted=$7 suite=$8"
-		echo "date=$(date -u +%Y-%m-%d)"
+		echo "date=$(date -u +%Y-%m-%d) code=$code"
 		echo "result=$2"
 		[ -z "${9:-}" ] || echo "reason: $9"
 	} >"$1/cell.txt"

@@ -9,18 +9,49 @@
 # every cell with its stages and times.
 #
 #   ci/matrix.sh [--record] [RESULTS_DIR]
+#   ci/matrix.sh --code
 #
 # --record writes the merged newest records back to kernels/matrix.tsv
 # (make matrix-record), then prints the tables from it.
+#
+# Each record also says which code it tested: the project's commit, with
+# "+" when the cell inputs below had uncommitted changes ("?" for records
+# made before cells said so, or outside a git checkout).  --code prints
+# that id for this checkout (ci/boot-test.sh records it).  A record is
+# current when none of the cell inputs changed between its commit and
+# HEAD: the matrix says how many are, so "a fresh run" is checkable.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+# What decides a cell's outcome: the series and what it applies, the
+# build (configs, arch table, kbuild), the guest suite and its
+# expectations, and the boot.  Not the orchestration (boot-test.sh, this
+# file, tests/run.sh), the docs or the records.
+inputs=(ci/arch.sh ci/boot.sh ci/kbuild.sh ci/kconfig-check.sh ci/configs
+	ci/uckit.py tests/guest patches cocci series ':!cocci/tests')
+
+code_id() {
+	local head
+	head=$(git -C "$top" rev-parse --short=12 HEAD 2>/dev/null) || { echo "?"; return; }
+	if [ -n "$(git -C "$top" status --porcelain -- "${inputs[@]}" 2>/dev/null)" ]; then
+		echo "$head+"
+	else
+		echo "$head"
+	fi
+}
+# current ID: the cell inputs are the same at ID as in this checkout.
+current() {
+	case "$1" in '?'|*+) return 1 ;; esac
+	git -C "$top" diff --quiet "$1" HEAD -- "${inputs[@]}" 2>/dev/null &&
+		[ -z "$(git -C "$top" status --porcelain -- "${inputs[@]}" 2>/dev/null)" ]
+}
+
 record=0
-if [ "${1:-}" = --record ]; then
-	record=1
-	shift
-fi
+case "${1:-}" in
+--record) record=1; shift ;;
+--code) code_id; exit 0 ;;
+esac
 results=${1:-${RESULTS:-$cache/results}}
 records=${UC_MATRIX_RECORDS:-$top/kernels/matrix.tsv}
 arches="x86_64 i386 arm64 arm ppc64le ppc64 s390x sparc64"
@@ -40,21 +71,30 @@ cells() {
 				}
 			}
 			END {
-				printf "%s|%s|%s|%s|%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+				printf "%s|%s|%s|%s|%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 					v["kernel"], v["arch"], v["alloc"], v["hardened"], t,
 					v["state"], v["result"], v["build_s"], v["boot_s"],
 					v["date"], reason, st(v["applied"]), st(v["built"]),
-					st(v["booted"]), st(v["suite"])
+					st(v["booted"]), st(v["suite"]), st(v["code"])
 			}' "$f"
 	done
 	# Committed records: the same fields, dated at the start of their day.
 	if [ -f "$records" ]; then
-		while IFS=$'\t' read -r kern arch alloc hard state result build boot date applied built booted suite reason; do
-			case "$kern" in ''|'#'*|kernel) continue ;; esac
-			printf '%s|%s|%s|%s|%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		# Files written before the code column have none: "?".
+		local coded=no
+		while IFS=$'\t' read -r kern arch alloc hard state result build boot date applied built booted suite code reason; do
+			case "$kern" in
+			kernel) [ "$code" = code ] && coded=yes; continue ;;
+			''|'#'*) continue ;;
+			esac
+			if [ "$coded" = no ]; then
+				reason=$code${reason:+	$reason}
+				code="?"
+			fi
+			printf '%s|%s|%s|%s|%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
 				"$kern" "$arch" "$alloc" "$hard" "$(date -u -d "$date" +%s)" \
 				"$state" "$result" "$build" "$boot" "$date" "${reason:-}" \
-				"$applied" "$built" "$booted" "$suite"
+				"$applied" "$built" "$booted" "$suite" "${code:-?}"
 		done <"$records"
 	fi
 }
@@ -72,10 +112,10 @@ trap 'rm -f "${TMPDIR:-/tmp}/uc-matrix.$$"' EXIT
 if [ "$record" = 1 ]; then
 	{
 		printf '# Boot-test cell records (ci/matrix.sh --record): the newest per cell, from real runs.\n'
-		printf 'kernel\tarch\talloc\thardened\tstate\tresult\tbuild_s\tboot_s\tdate\tapplied\tbuilt\tbooted\tsuite\treason\n'
+		printf 'kernel\tarch\talloc\thardened\tstate\tresult\tbuild_s\tboot_s\tdate\tapplied\tbuilt\tbooted\tsuite\tcode\treason\n'
 		awk -F'\t' -v OFS='\t' '{
 			split($1, k, "|")
-			print k[1], k[2], k[3], k[4], $2, $3, $4, $5, $6, $8, $9, $10, $11, $7
+			print k[1], k[2], k[3], k[4], $2, $3, $4, $5, $6, $8, $9, $10, $11, $12, $7
 		}' "${TMPDIR:-/tmp}/uc-matrix.$$"
 	} >"$records.new"
 	mv "$records.new" "$records"
@@ -138,11 +178,31 @@ echo "Every cell: how far it got (applied: the series and its wiring audit,"
 echo "or native; built; booted: the guest's init ran and reported; suite:"
 echo "verdicts that matched, of all), then the result."
 echo
-echo "| kernel | how | arch | allocator | HARDENED_USERCOPY | applied | built | booted | suite | result | build s | boot+suite s | date |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| kernel | how | arch | allocator | HARDENED_USERCOPY | applied | built | booted | suite | result | build s | boot+suite s | date | code |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 awk -F'\t' '{
 	split($1, k, "|")
 	h = k[4] == "y" ? "y" : "n (control)"
-	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		k[1], $2, k[2], k[3], h, $8, $9, $10, $11, $3, $4, $5, $6
+	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		k[1], $2, k[2], k[3], h, $8, $9, $10, $11, $3, $4, $5, $6, $12
 }' "${TMPDIR:-/tmp}/uc-matrix.$$"
+
+# How fresh: the records whose code is the cell inputs of this checkout.
+declare -A is_current=()
+total=0 fresh=0 unknown=0
+while IFS=$'\t' read -r code; do
+	total=$((total + 1))
+	if [ "$code" = "?" ]; then
+		unknown=$((unknown + 1))
+		continue
+	fi
+	if [ -z "${is_current[$code]:-}" ]; then
+		is_current[$code]=no
+		current "$code" && is_current[$code]=yes
+	fi
+	[ "${is_current[$code]}" = yes ] && fresh=$((fresh + 1))
+done < <(cut -f12 "${TMPDIR:-/tmp}/uc-matrix.$$")
+echo
+echo "Code: $fresh of $total records ran the cell inputs of this checkout"
+echo "(series, patches, semantic patches, configs, build and boot scripts,"
+echo "guest suite); $((total - fresh - unknown)) ran older ones; $unknown predate the code column."

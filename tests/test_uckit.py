@@ -482,6 +482,54 @@ class Matrix(unittest.TestCase):
         self.assertEqual(sorted((x[1], x[5], x[8], x[12]) for x in rows),
                          [("arm", "FAIL", "2026-02-02", "18/19"),
                           ("s390x", "pass", "2026-01-01", "19/19")])
+        # Rewritten with the code column; the reason kept its place.
+        self.assertEqual(sorted((x[1], x[13], x[14]) for x in rows),
+                         [("arm", "?", "not ok 3 wrap_to_user"),
+                          ("s390x", "?", "")])
+
+    def test_code_says_which_records_are_current(self):
+        tmp = tempfile.mkdtemp(prefix="uc-matrix-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        matrix = os.path.join(TOP, "ci", "matrix.sh")
+        code = subprocess.run(["bash", matrix, "--code"], capture_output=True,
+                              text=True).stdout.strip()
+        self.assertRegex(code, r"^([0-9a-f]{12}\+?|\?)$")
+        records = os.path.join(tmp, "matrix.tsv")
+        with open(records, "w") as f:
+            f.write("kernel\tarch\talloc\thardened\tstate\tresult\t"
+                    "build_s\tboot_s\tdate\tapplied\tbuilt\tbooted\t"
+                    "suite\tcode\treason\n"
+                    "4.4.999\tarm\tslub\ty\tbackport\tpass\t10\t5\t"
+                    "2026-01-01\tyes\tyes\tyes\t19/19\t%s\t\n"
+                    "4.4.999\ti386\tslub\ty\tbackport\tpass\t10\t5\t"
+                    "2026-01-01\tyes\tyes\tyes\t19/19\t?\t\n" % code)
+        cell = os.path.join(tmp, "results", "linux-4.4.999-x-s390x-slub-hy")
+        os.makedirs(cell)
+        with open(os.path.join(cell, "cell.txt"), "w") as f:
+            # The first commit of the project: its cell inputs differ.
+            f.write("kernel=4.4.999\nstate=backport\n"
+                    "arch=s390x alloc=slub hardened=y\nbuild_s=7 boot_s=3\n"
+                    "applied=yes built=yes booted=yes suite=19/19\n"
+                    "date=2026-02-02 code=%s\nresult=pass\n" % self.first)
+        env = dict(os.environ, UC_MATRIX_RECORDS=records)
+        r = subprocess.run(["bash", matrix, os.path.join(tmp, "results")],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| 4.4.999 | backport | s390x | slub | y | yes | yes "
+                      "| yes | 19/19 | pass | 7 | 3 | 2026-02-02 | %s |"
+                      % self.first, r.stdout)
+        current = 0 if code.endswith("+") or code == "?" else 1
+        self.assertIn("Code: %d of 3 records ran the cell inputs of this "
+                      "checkout" % current, r.stdout)
+        self.assertIn("guest suite); %d ran older ones; 1 predate the code "
+                      "column." % (2 - current), r.stdout)
+
+    @property
+    def first(self):
+        return subprocess.run(
+            ["git", "-C", TOP, "rev-list", "--max-parents=0",
+             "--abbrev-commit", "--abbrev=12", "HEAD"],
+            capture_output=True, text=True).stdout.split()[-1]
 
 
 class BootEstimate(Base):
