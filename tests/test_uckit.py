@@ -448,37 +448,54 @@ class Matrix(unittest.TestCase):
     """ci/matrix.sh: committed records and this machine's results, the
     newest per cell, and --record writing them back."""
 
-    def test_local_result_beats_committed_record(self):
-        tmp = tempfile.mkdtemp(prefix="uc-matrix-")
-        self.addCleanup(shutil.rmtree, tmp, True)
-        records = os.path.join(tmp, "matrix.tsv")
-        with open(records, "w") as f:
-            f.write("# records\n"
-                    "kernel\tarch\talloc\thardened\tstate\tresult\t"
-                    "build_s\tboot_s\tdate\tapplied\tbuilt\tbooted\t"
-                    "suite\treason\n"
-                    "4.4.999\tarm\tslub\ty\tbackport\tpass\t10\t5\t"
-                    "2026-01-01\tyes\tyes\tyes\t19/19\t\n"
-                    "4.4.999\ts390x\tslub\ty\tbackport\tpass\t10\t5\t"
-                    "2026-01-01\tyes\tyes\tyes\t19/19\t\n")
-        cell = os.path.join(tmp, "results", "linux-4.4.999-x-arm-slub-hy")
+    HEADER = ("kernel\tarch\talloc\thardened\tstate\tresult\tbuild_s\t"
+              "boot_s\tdate\tapplied\tbuilt\tbooted\tsuite\t")
+    MATRIX = os.path.join(TOP, "ci", "matrix.sh")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="uc-matrix-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.records = os.path.join(self.tmp, "matrix.tsv")
+        self.results = os.path.join(self.tmp, "results")
+
+    def commit_records(self, text):
+        with open(self.records, "w") as f:
+            f.write(text)
+
+    def local_cell(self, arch, result, suite, tail=""):
+        cell = os.path.join(self.results, "linux-4.4.999-x-%s-slub-hy" % arch)
         os.makedirs(cell)
         with open(os.path.join(cell, "cell.txt"), "w") as f:
             f.write("kernel=4.4.999\nstate=backport\n"
-                    "arch=arm alloc=slub hardened=y\nbuild_s=7 boot_s=3\n"
-                    "applied=yes built=yes booted=yes suite=18/19\n"
-                    "date=2026-02-02\nresult=FAIL\n"
-                    "reason: not ok 3 wrap_to_user\n")
-        env = dict(os.environ, UC_MATRIX_RECORDS=records)
-        r = subprocess.run(["bash", os.path.join(TOP, "ci", "matrix.sh"),
-                            "--record", os.path.join(tmp, "results")],
+                    "arch=%s alloc=slub hardened=y\nbuild_s=7 boot_s=3\n"
+                    "applied=yes built=yes booted=yes suite=%s\n"
+                    "date=2026-02-02%s\nresult=%s\n" % (arch, suite, tail,
+                                                        result))
+        return os.path.join(cell, "cell.txt")
+
+    def matrix(self, *args):
+        env = dict(os.environ, UC_MATRIX_RECORDS=self.records)
+        r = subprocess.run(["bash", self.MATRIX] + list(args) + [self.results],
                            capture_output=True, text=True, env=env)
         self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def test_local_result_beats_committed_record(self):
+        # A file from before the code column.
+        self.commit_records(
+            "# records\n" + self.HEADER + "reason\n"
+            "4.4.999\tarm\tslub\ty\tbackport\tpass\t10\t5\t"
+            "2026-01-01\tyes\tyes\tyes\t19/19\t\n"
+            "4.4.999\ts390x\tslub\ty\tbackport\tpass\t10\t5\t"
+            "2026-01-01\tyes\tyes\tyes\t19/19\t\n")
+        with open(self.local_cell("arm", "FAIL", "18/19"), "a") as f:
+            f.write("reason: not ok 3 wrap_to_user\n")
+        out = self.matrix("--record")
         self.assertIn("| 4.4.999 | backport |  |  |  | **slub: FAIL "
-                      "(not ok 3 wrap_to_user)** |  |  | slub |  |",
-                      r.stdout)
-        rows = [l.split("\t") for l in open(records).read().splitlines()
-                if l.startswith("4.4.999")]
+                      "(not ok 3 wrap_to_user)** |  |  | slub |  |", out)
+        with open(self.records) as f:
+            rows = [l.split("\t") for l in f.read().splitlines()
+                    if l.startswith("4.4.999")]
         self.assertEqual(sorted((x[1], x[5], x[8], x[12]) for x in rows),
                          [("arm", "FAIL", "2026-02-02", "18/19"),
                           ("s390x", "pass", "2026-01-01", "19/19")])
@@ -488,48 +505,30 @@ class Matrix(unittest.TestCase):
                           ("s390x", "?", "")])
 
     def test_code_says_which_records_are_current(self):
-        tmp = tempfile.mkdtemp(prefix="uc-matrix-")
-        self.addCleanup(shutil.rmtree, tmp, True)
-        matrix = os.path.join(TOP, "ci", "matrix.sh")
-        code = subprocess.run(["bash", matrix, "--code"], capture_output=True,
-                              text=True).stdout.strip()
+        code = subprocess.run(["bash", self.MATRIX, "--code"],
+                              capture_output=True, text=True).stdout.strip()
         self.assertRegex(code, r"^([0-9a-f]{12}\+?|\?)$")
-        records = os.path.join(tmp, "matrix.tsv")
-        with open(records, "w") as f:
-            f.write("kernel\tarch\talloc\thardened\tstate\tresult\t"
-                    "build_s\tboot_s\tdate\tapplied\tbuilt\tbooted\t"
-                    "suite\tcode\treason\n"
-                    "4.4.999\tarm\tslub\ty\tbackport\tpass\t10\t5\t"
-                    "2026-01-01\tyes\tyes\tyes\t19/19\t%s\t\n"
-                    "4.4.999\ti386\tslub\ty\tbackport\tpass\t10\t5\t"
-                    "2026-01-01\tyes\tyes\tyes\t19/19\t?\t\n" % code)
-        cell = os.path.join(tmp, "results", "linux-4.4.999-x-s390x-slub-hy")
-        os.makedirs(cell)
-        with open(os.path.join(cell, "cell.txt"), "w") as f:
-            # The first commit of the project: its cell inputs differ.
-            f.write("kernel=4.4.999\nstate=backport\n"
-                    "arch=s390x alloc=slub hardened=y\nbuild_s=7 boot_s=3\n"
-                    "applied=yes built=yes booted=yes suite=19/19\n"
-                    "date=2026-02-02 code=%s\nresult=pass\n" % self.first)
-        env = dict(os.environ, UC_MATRIX_RECORDS=records)
-        r = subprocess.run(["bash", matrix, os.path.join(tmp, "results")],
-                           capture_output=True, text=True, env=env)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("| 4.4.999 | backport | s390x | slub | y | yes | yes "
-                      "| yes | 19/19 | pass | 7 | 3 | 2026-02-02 | %s |"
-                      % self.first, r.stdout)
-        current = 0 if code.endswith("+") or code == "?" else 1
-        self.assertIn("Code: %d of 3 records ran the cell inputs of this "
-                      "checkout" % current, r.stdout)
-        self.assertIn("guest suite); %d ran older ones; 1 predate the code "
-                      "column." % (2 - current), r.stdout)
-
-    @property
-    def first(self):
-        return subprocess.run(
+        # The project's first commit: its cell inputs differ from HEAD's.
+        first = subprocess.run(
             ["git", "-C", TOP, "rev-list", "--max-parents=0",
              "--abbrev-commit", "--abbrev=12", "HEAD"],
             capture_output=True, text=True).stdout.split()[-1]
+        self.commit_records(
+            self.HEADER + "code\treason\n"
+            "4.4.999\tarm\tslub\ty\tbackport\tpass\t10\t5\t"
+            "2026-01-01\tyes\tyes\tyes\t19/19\t%s\t\n"
+            "4.4.999\ti386\tslub\ty\tbackport\tpass\t10\t5\t"
+            "2026-01-01\tyes\tyes\tyes\t19/19\t?\t\n" % code)
+        self.local_cell("s390x", "pass", "19/19", " code=" + first)
+        out = self.matrix()
+        self.assertIn("| 4.4.999 | backport | s390x | slub | y | yes | yes "
+                      "| yes | 19/19 | pass | 7 | 3 | 2026-02-02 | %s |"
+                      % first, out)
+        current = 0 if code.endswith("+") or code == "?" else 1
+        self.assertIn("Code: %d of 3 records ran the cell inputs of this "
+                      "checkout" % current, out)
+        self.assertIn("guest suite); %d ran older ones; 1 predate the code "
+                      "column." % (2 - current), out)
 
 
 class BootEstimate(Base):
