@@ -65,7 +65,7 @@ boot-all: ## every feasible kernel x arch cell of the cache (hours when cold), t
 matrix: ## the support matrix: kernels/matrix.tsv and this machine's newer boot-test results
 	@bash ci/matrix.sh
 
-matrix-record: ## write this machine's newest boot-test results into kernels/matrix.tsv
+matrix-record: ## this machine's newest boot-test results into kernels/matrix.tsv and README.md's tables
 	@bash ci/matrix.sh --record >/dev/null
 
 bench: ## instructions per stat() and pipe write+read, hardened vs off (QEMU -icount)

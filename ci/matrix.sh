@@ -12,7 +12,7 @@
 #   ci/matrix.sh --code
 #
 # --record writes the merged newest records back to kernels/matrix.tsv
-# (make matrix-record), then prints the tables from it.
+# and the tables into README.md (make matrix-record), then prints them.
 #
 # Each record also says which code it tested: the project's commit, with
 # "+" when the cell inputs below had uncommitted changes ("?" for records
@@ -122,87 +122,117 @@ if [ "$record" = 1 ]; then
 	echo "matrix: $(grep -vc -e '^#' -e '^kernel' "$records") cell records in ${records#"$top"/}" >&2
 fi
 
-echo "Kernel x arch: the cells that passed (slub, slab; -n = the HARDENED=n"
-echo "control, which must let every violation through); FAIL/build failed"
-echo "name the first reason; n/a: the tree has no such arch; a blank cell"
-echo "was not run."
-echo
-printf '| kernel | how |'
-for a in $arches; do printf ' %s |' "$a"; done
-echo
-printf '|---|---|'
-for a in $arches; do printf -- '---|'; done
-echo
-awk -F'\t' -v arches="$arches" '
-	{
-		split($1, k, "|")
-		kern = k[1]; arch = k[2]
-		if (!(kern in how)) { order[++n] = kern; how[kern] = $2 }
-		name = k[3] (k[4] == "n" ? "-n" : "")
-		if ($3 == "pass")
-			ok[kern, arch] = ok[kern, arch] (ok[kern, arch] == "" ? "" : ", ") name
-		else if ($3 == "n/a")
-			nocell[kern, arch] = "n/a: " $7
-		else {
-			# Short reasons: the linker message without its paths.
-			r = $7
-			sub(/^[^ ]*ld: [^ ]*: /, "", r)
-			sub(/^not ok [0-9]+ guest_suite_completed # no UC-SUITE-DONE marker /, "suite never ended ", r)
-			sub(/; .*$/, "", r)
-			if (length(r) > 80)
-				r = substr(r, 1, 77) "..."
-			bad[kern, arch] = bad[kern, arch] (bad[kern, arch] == "" ? "" : "; ") \
-				name ": " ($3 == "build-failed" ? "build failed" : $3) \
-				(r == "" ? "" : " (" r ")")
-		}
-	}
-	END {
-		na = split(arches, a, " ")
-		for (i = 1; i <= n; i++) {
-			kern = order[i]
-			printf "| %s | %s |", kern, how[kern]
-			for (j = 1; j <= na; j++) {
-				c = ok[kern, a[j]]
-				if (c == "" && nocell[kern, a[j]] != "")
-					c = nocell[kern, a[j]]
-				if (bad[kern, a[j]] != "")
-					c = c (c == "" ? "" : "; ") "**" bad[kern, a[j]] "**"
-				printf " %s |", c
+# The tables: the kernel x arch grid, every cell, and how fresh they are.
+tables() {
+	echo "Kernel x arch: the cells that passed (slub, slab; -n = the HARDENED=n"
+	echo "control, which must let every violation through); FAIL/build failed"
+	echo "name the first reason; n/a: the tree has no such arch; a blank cell"
+	echo "was not run."
+	echo
+	printf '| kernel | how |'
+	for a in $arches; do printf ' %s |' "$a"; done
+	echo
+	printf '|---|---|'
+	for a in $arches; do printf -- '---|'; done
+	echo
+	awk -F'\t' -v arches="$arches" '
+		{
+			split($1, k, "|")
+			kern = k[1]; arch = k[2]
+			if (!(kern in how)) { order[++n] = kern; how[kern] = $2 }
+			name = k[3] (k[4] == "n" ? "-n" : "")
+			if ($3 == "pass")
+				ok[kern, arch] = ok[kern, arch] (ok[kern, arch] == "" ? "" : ", ") name
+			else if ($3 == "n/a")
+				nocell[kern, arch] = "n/a: " $7
+			else {
+				# Short reasons: the linker message without its paths.
+				r = $7
+				sub(/^[^ ]*ld: [^ ]*: /, "", r)
+				sub(/^not ok [0-9]+ guest_suite_completed # no UC-SUITE-DONE marker /, "suite never ended ", r)
+				sub(/; .*$/, "", r)
+				if (length(r) > 80)
+					r = substr(r, 1, 77) "..."
+				bad[kern, arch] = bad[kern, arch] (bad[kern, arch] == "" ? "" : "; ") \
+					name ": " ($3 == "build-failed" ? "build failed" : $3) \
+					(r == "" ? "" : " (" r ")")
 			}
-			printf "\n"
 		}
+		END {
+			na = split(arches, a, " ")
+			for (i = 1; i <= n; i++) {
+				kern = order[i]
+				printf "| %s | %s |", kern, how[kern]
+				for (j = 1; j <= na; j++) {
+					c = ok[kern, a[j]]
+					if (c == "" && nocell[kern, a[j]] != "")
+						c = nocell[kern, a[j]]
+					if (bad[kern, a[j]] != "")
+						c = c (c == "" ? "" : "; ") "**" bad[kern, a[j]] "**"
+					printf " %s |", c
+				}
+				printf "\n"
+			}
+		}' "${TMPDIR:-/tmp}/uc-matrix.$$"
+
+	echo
+	echo "Every cell: how far it got (applied: the series and its wiring audit,"
+	echo "or native; built; booted: the guest's init ran and reported; suite:"
+	echo "verdicts that matched, of all), then the result."
+	echo
+	echo "| kernel | how | arch | allocator | HARDENED_USERCOPY | applied | built | booted | suite | result | build s | boot+suite s | date | code |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	awk -F'\t' '{
+		split($1, k, "|")
+		h = k[4] == "y" ? "y" : "n (control)"
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			k[1], $2, k[2], k[3], h, $8, $9, $10, $11, $3, $4, $5, $6, $12
 	}' "${TMPDIR:-/tmp}/uc-matrix.$$"
 
-echo
-echo "Every cell: how far it got (applied: the series and its wiring audit,"
-echo "or native; built; booted: the guest's init ran and reported; suite:"
-echo "verdicts that matched, of all), then the result."
-echo
-echo "| kernel | how | arch | allocator | HARDENED_USERCOPY | applied | built | booted | suite | result | build s | boot+suite s | date | code |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-awk -F'\t' '{
-	split($1, k, "|")
-	h = k[4] == "y" ? "y" : "n (control)"
-	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		k[1], $2, k[2], k[3], h, $8, $9, $10, $11, $3, $4, $5, $6, $12
-}' "${TMPDIR:-/tmp}/uc-matrix.$$"
+	# How fresh: the records whose code is the cell inputs of this checkout.
+	declare -A is_current=()
+	total=0 fresh=0 unknown=0
+	while IFS=$'\t' read -r code; do
+		total=$((total + 1))
+		if [ "$code" = "?" ]; then
+			unknown=$((unknown + 1))
+			continue
+		fi
+		if [ -z "${is_current[$code]:-}" ]; then
+			is_current[$code]=no
+			current "$code" && is_current[$code]=yes
+		fi
+		[ "${is_current[$code]}" = yes ] && fresh=$((fresh + 1))
+	done < <(cut -f12 "${TMPDIR:-/tmp}/uc-matrix.$$")
+	echo
+	echo "Code: $fresh of $total records ran the cell inputs of this checkout"
+	echo "(series, patches, semantic patches, configs, build and boot scripts,"
+	echo "guest suite); $((total - fresh - unknown)) ran older ones; $unknown predate the code column."
+}
 
-# How fresh: the records whose code is the cell inputs of this checkout.
-declare -A is_current=()
-total=0 fresh=0 unknown=0
-while IFS=$'\t' read -r code; do
-	total=$((total + 1))
-	if [ "$code" = "?" ]; then
-		unknown=$((unknown + 1))
-		continue
-	fi
-	if [ -z "${is_current[$code]:-}" ]; then
-		is_current[$code]=no
-		current "$code" && is_current[$code]=yes
-	fi
-	[ "${is_current[$code]}" = yes ] && fresh=$((fresh + 1))
-done < <(cut -f12 "${TMPDIR:-/tmp}/uc-matrix.$$")
-echo
-echo "Code: $fresh of $total records ran the cell inputs of this checkout"
-echo "(series, patches, semantic patches, configs, build and boot scripts,"
-echo "guest suite); $((total - fresh - unknown)) ran older ones; $unknown predate the code column."
+# --record also rewrites the README's copy of the tables (from the line
+# that starts the grid to the next section), so the README is always
+# make matrix of the committed records; not for a records file of
+# one's own (UC_MATRIX_RECORDS).
+readme=$top/README.md
+if [ "$record" = 1 ] && [ -z "${UC_MATRIX_RECORDS:-}" ] &&
+	grep -q '^Kernel x arch: the cells that passed' "$readme" &&
+	grep -q '^### Architectures' "$readme"; then
+	tables >"${TMPDIR:-/tmp}/uc-matrix.$$.md"
+	awk -v f="${TMPDIR:-/tmp}/uc-matrix.$$.md" '
+		/^Kernel x arch: the cells that passed/ {
+			while ((getline l < f) > 0)
+				print l
+			print ""
+			skip = 1
+			next
+		}
+		/^### Architectures/ { skip = 0 }
+		!skip' "$readme" >"$readme.new"
+	mv "$readme.new" "$readme"
+	cat "${TMPDIR:-/tmp}/uc-matrix.$$.md"
+	rm -f "${TMPDIR:-/tmp}/uc-matrix.$$.md"
+	echo "matrix: README.md's tables rewritten" >&2
+else
+	tables
+fi
