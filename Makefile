@@ -24,7 +24,7 @@ DEBS := coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev \
 PKG_DEBS := rpm rpmlint lintian createrepo-c dnf apt-utils mmdebstrap \
 	debhelper dpkg-dev
 
-.PHONY: help deps deps-package apply export audit boot-test boot-all run package package-test matrix matrix-record bench check lint
+.PHONY: help deps deps-package apply export audit boot-test boot-all boot-stale run package package-test matrix matrix-record bench check lint
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -61,6 +61,9 @@ deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
 
 boot-all: ## every feasible kernel x arch cell of the cache (hours when cold), then make matrix
 	@UC_BOOT_CELLS=all UC_BOOT_BUDGET=1000000 bash tests/run.sh --only boot; bash ci/matrix.sh --record
+
+boot-stale: ## the cells of boot-all whose newest record did not run the current code, then make matrix-record
+	@UC_BOOT_CELLS=stale UC_BOOT_BUDGET=1000000 bash tests/run.sh --only boot; bash ci/matrix.sh --record
 
 matrix: ## the support matrix: kernels/matrix.tsv and this machine's newer boot-test results
 	@bash ci/matrix.sh

@@ -10,6 +10,7 @@
 #
 #   ci/matrix.sh [--record] [RESULTS_DIR]
 #   ci/matrix.sh --code
+#   ci/matrix.sh --current [RESULTS_DIR]
 #
 # --record writes the merged newest records back to kernels/matrix.tsv
 # and the tables into README.md (make matrix-record), then prints them.
@@ -48,9 +49,11 @@ current() {
 }
 
 record=0
+list_current=0
 case "${1:-}" in
 --record) record=1; shift ;;
 --code) code_id; exit 0 ;;
+--current) list_current=1; shift ;;
 esac
 results=${1:-${RESULTS:-$cache/results}}
 records=${UC_MATRIX_RECORDS:-$top/kernels/matrix.tsv}
@@ -108,6 +111,20 @@ newest() {
 
 newest > "${TMPDIR:-/tmp}/uc-matrix.$$"
 trap 'rm -f "${TMPDIR:-/tmp}/uc-matrix.$$"' EXIT
+
+# --current: "KERNEL ARCH ALLOC HARDENED" of each cell whose newest
+# record ran the cell inputs of this checkout (make boot-stale skips them).
+if [ "$list_current" = 1 ]; then
+	declare -A checked=()
+	while IFS=$'\t' read -r key code; do
+		if [ -z "${checked[$code]:-}" ]; then
+			checked[$code]=no
+			current "$code" && checked[$code]=yes
+		fi
+		[ "${checked[$code]}" = yes ] && tr '|' ' ' <<<"$key"
+	done < <(cut -f1,12 "${TMPDIR:-/tmp}/uc-matrix.$$")
+	exit 0
+fi
 
 if [ "$record" = 1 ]; then
 	{

@@ -213,7 +213,11 @@ if want boot; then
 		# on x86_64 and arm64, the control on x86_64.  A cell that
 		# cannot exist (an arch the tree lacks...) is recorded n/a by
 		# boot-test and skipped here.
-		if [ "${UC_BOOT_CELLS:-ci}" = all ]; then
+		# UC_BOOT_CELLS=stale (make boot-stale): the same cells, less
+		# those whose newest record ran the cell inputs of this checkout
+		# (ci/matrix.sh --current), so a grid too long for one sitting
+		# is finished over several.
+		if [ "${UC_BOOT_CELLS:-ci}" = all ] || [ "${UC_BOOT_CELLS:-ci}" = stale ]; then
 			all=()
 			for t in ${trees[@]+"${trees[@]}"}; do
 				v=${t#linux-}
@@ -228,6 +232,23 @@ if want boot; then
 					[ "$a" = arm64 ] && add_cell "$v $a slab y"
 				done
 			done
+		fi
+		if [ "${UC_BOOT_CELLS:-ci}" = stale ]; then
+			declare -A fresh=()
+			while read -r k a al h; do
+				fresh["$k $a $al $h"]=1
+			done < <(bash "$top/ci/matrix.sh" --current)
+			debian=""
+			[ -f /usr/src/linux-source-6.1.tar.xz ] &&
+				debian=$(python3 "$top/ci/uckit.py" info debian | sed -n 's/^version=//p')
+			stale=()
+			for cell in ${cells[@]+"${cells[@]}"}; do
+				read -r k a al h <<<"$cell"
+				[ "$k" = debian ] && k=$debian
+				[ -n "${fresh["$k $a $al $h"]:-}" ] || stale+=("$cell")
+			done
+			echo "# boot-stale: ${#stale[@]} of ${#cells[@]} cells have no record of the current cell inputs"
+			cells=(${stale[@]+"${stale[@]}"})
 		fi
 	fi
 	for cell in ${cells[@]+"${cells[@]}"}; do

@@ -545,6 +545,9 @@ class Matrix(unittest.TestCase):
                       "checkout" % current, out)
         self.assertIn("guest suite); %d ran older ones; 1 predate the code "
                       "column." % (2 - current), out)
+        # make boot-stale skips exactly the current cells.
+        self.assertEqual(self.matrix("--current").splitlines(),
+                         ["4.4.999 arm slub y"] if current else [])
 
 
 class BootEstimate(Base):
