@@ -82,6 +82,18 @@ for need in $ARCH_NEEDS; do
 			na_cell "Linux $version has no CONFIG_${need%%=*}, $what" ;;
 	esac
 done
+# The hardened copy of a pristine tree ($cache/work/KEY, KEY from the
+# tree's path) is stale when the series changed (its fingerprint) or when
+# anything in the tree changed after it was applied: ctime, which an edit,
+# a rename, a deletion (the directory's) or a fresh extraction all move.
+# Without this a tree edited in place (a vendor patch, a file dropped from
+# a snapshot) kept its old hardened copy: built and booted, but not that tree.
+copy_stale() { # copy_stale KEY
+	local stamp="$cache/work/$1.applied"
+	[ "$(cat "$stamp" 2>/dev/null)" = "$(sed -n 's/^fingerprint=//p' <<<"$info")" ] ||
+		return 0
+	[ -n "$(find "$tree" -cnewer "$stamp" -print -quit 2>/dev/null)" ]
+}
 # UC_ESTIMATE=1: print the seconds this cell is expected to take and stop
 # (make check plans its time with it).  Warm, a cell whose tree is applied
 # at the current series and whose image is built takes its last boot time
@@ -95,8 +107,7 @@ if [ "${UC_ESTIMATE:-0}" = 1 ]; then
 	boot_s=$(sed -n 's/^build_s=[0-9]* boot_s=\([0-9]*\)$/\1/p' "$prev" 2>/dev/null || true)
 	warm=yes
 	[ -f "$cache/build/$cell/$ARCH_IMAGE" ] && [ -n "$boot_s" ] || warm=no
-	if [ "$state" = none ] && [ "$(cat "$cache/work/$key.applied" 2>/dev/null)" != \
-		"$(sed -n 's/^fingerprint=//p' <<<"$info")" ]; then
+	if [ "$state" = none ] && copy_stale "$key"; then
 		warm=no
 	fi
 	if [ "$warm" = yes ]; then
@@ -119,7 +130,7 @@ none)
 	# Two cells of one tree may start together: one applies, one waits.
 	exec 9>"$src.lock"
 	flock 9
-	if [ "$(cat "$src.applied" 2>/dev/null)" != "$fp" ]; then
+	if copy_stale "$key"; then
 		rm -rf "$src.new"
 		if ! python3 "$top/ci/uckit.py" apply "$tree" "$src.new" 2>&1 |
 			tee "$cache/work/$key.apply.log"; then

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -581,6 +582,37 @@ class BootEstimate(Base):
                   "w") as f:
             f.write("kernel=4.9.999\nbuild_s=400 boot_s=17\nresult=pass\n")
         self.assertEqual(self.estimate(tree), "67")
+
+    def test_backport_copy_is_stale_once_the_tree_changes(self):
+        """A pristine tree edited in place after its hardened copy was
+        made (a vendor patch, a file dropped from a snapshot) must be
+        applied again, not built from the old copy."""
+        tree = mini_tree(os.path.join(self.tmp, "b"))
+        info = self.run_uckit("info", tree)
+        self.assertEqual(info.returncode, 0, info.stderr)
+        fp = [line.split("=", 1)[1] for line in info.stdout.splitlines()
+              if line.startswith("fingerprint=")][0]
+        treeid = subprocess.run(["sha256sum"], input=tree,
+                                capture_output=True,
+                                text=True).stdout[:8]
+        key = "linux-4.4.999-%s" % treeid
+        cache = os.path.join(self.tmp, "cache", "usercopy-backports")
+        cell = os.path.join(cache, "build", key + "-x86_64-slub-hy")
+        os.makedirs(os.path.join(cell, "arch/x86/boot"))
+        open(os.path.join(cell, "arch/x86/boot/bzImage"), "w").close()
+        os.makedirs(os.path.join(cache, "results", key + "-x86_64-slub-hy"))
+        with open(os.path.join(cache, "results", key + "-x86_64-slub-hy",
+                               "cell.txt"), "w") as f:
+            f.write("kernel=4.4.999\nbuild_s=400 boot_s=17\nresult=pass\n")
+        os.makedirs(os.path.join(cache, "work"))
+        time.sleep(0.05)
+        with open(os.path.join(cache, "work", key + ".applied"), "w") as f:
+            f.write(fp + "\n")
+        self.assertEqual(self.estimate(tree), "67")
+        # ctime moves on the coarse clock: let it tick before the edit.
+        time.sleep(0.05)
+        open(os.path.join(tree, "mm", "vendor.c"), "w").close()
+        self.assertEqual(self.estimate(tree), "901")
 
 
 class KtapResult(unittest.TextTestResult):
