@@ -44,6 +44,14 @@ def native_tree(root):
     return tree
 
 
+def tree_key(tree, version):
+    """ci/boot-test.sh's cache key of a tree: the version and a hash of
+    the tree's path."""
+    treeid = subprocess.run(["sha256sum"], input=tree, capture_output=True,
+                            text=True).stdout[:8]
+    return "linux-%s-%s" % (version, treeid)
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="uc-unit-")
@@ -567,10 +575,7 @@ class BootEstimate(Base):
     def test_cold_then_warm(self):
         tree = native_tree(os.path.join(self.tmp, "t"))
         self.assertEqual(self.estimate(tree), "901")
-        treeid = subprocess.run(["sha256sum"], input=tree,
-                                capture_output=True,
-                                text=True).stdout[:8]
-        cell = "linux-4.9.999-%s-x86_64-slub-hy" % treeid
+        cell = tree_key(tree, "4.9.999") + "-x86_64-slub-hy"
         cache = os.path.join(self.tmp, "cache", "usercopy-backports")
         image = os.path.join(cache, "build", cell, "arch/x86/boot")
         os.makedirs(image)
@@ -592,10 +597,7 @@ class BootEstimate(Base):
         self.assertEqual(info.returncode, 0, info.stderr)
         fp = [line.split("=", 1)[1] for line in info.stdout.splitlines()
               if line.startswith("fingerprint=")][0]
-        treeid = subprocess.run(["sha256sum"], input=tree,
-                                capture_output=True,
-                                text=True).stdout[:8]
-        key = "linux-4.4.999-%s" % treeid
+        key = tree_key(tree, "4.4.999")
         cache = os.path.join(self.tmp, "cache", "usercopy-backports")
         cell = os.path.join(cache, "build", key + "-x86_64-slub-hy")
         os.makedirs(os.path.join(cell, "arch/x86/boot"))
