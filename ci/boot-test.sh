@@ -88,10 +88,10 @@ done
 # a rename, a deletion (the directory's) or a fresh extraction all move.
 # Without this a tree edited in place (a vendor patch, a file dropped from
 # a snapshot) kept its old hardened copy: built and booted, but not that tree.
+fp=$(sed -n 's/^fingerprint=//p' <<<"$info")
 copy_stale() { # copy_stale KEY
 	local stamp="$cache/work/$1.applied"
-	[ "$(cat "$stamp" 2>/dev/null)" = "$(sed -n 's/^fingerprint=//p' <<<"$info")" ] ||
-		return 0
+	[ "$(cat "$stamp" 2>/dev/null)" = "$fp" ] || return 0
 	[ -n "$(find "$tree" -cnewer "$stamp" -print -quit 2>/dev/null)" ]
 }
 # UC_ESTIMATE=1: print the seconds this cell is expected to take and stop
@@ -123,7 +123,6 @@ none)
 	# One hardened copy per pristine tree, at a stable path: when the
 	# series changes it is re-applied in place, so the out-of-tree build
 	# and ccache see the same paths and only rebuild what really changed.
-	fp=$(sed -n 's/^fingerprint=//p' <<<"$info")
 	key="linux-$version-$treeid"
 	src="$cache/work/$key"
 	mkdir -p "$cache/work"
