@@ -10,19 +10,7 @@ OUT      ?=
 FORMAT   ?= deb
 CONFIG   ?=
 
-PY := python3
-DEBS := coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev \
-	cpio busybox-static ccache qemu-system-x86 gcc-i686-linux-gnu \
-	libc6-dev-i386-cross linux-source-6.1 shellcheck xz-utils python3 \
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm \
-	gcc-arm-linux-gnueabi libc6-dev-armel-cross \
-	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross \
-	gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross qemu-system-ppc \
-	gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-system-misc \
-	gcc-sparc64-linux-gnu libc6-dev-sparc64-cross qemu-system-sparc \
-	util-linux kmod
-PKG_DEBS := rpm rpmlint lintian createrepo-c dnf apt-utils mmdebstrap \
-	debhelper dpkg-dev
+UCKIT := python3 -m uckit
 
 .PHONY: help deps deps-package apply export audit boot-test boot-all boot-stale run package package-test matrix matrix-record bench check lint
 
@@ -32,16 +20,17 @@ help: ## this list
 
 deps: ## install what the toolkit needs from Debian's archive (root)
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) >/dev/null
+	command -v python3 >/dev/null || apt-get install -y -qq python3 >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$($(UCKIT) deps) >/dev/null
 
 apply: ## hardened copy of KERNEL in OUT (atomic, audited, idempotent)
-	@$(PY) ci/uckit.py apply '$(KERNEL)' '$(OUT)'
+	@$(UCKIT) apply --kernel '$(KERNEL)' --out '$(OUT)'
 
 export: ## quilt series for KERNEL in OUT (patches with headers + series)
-	@$(PY) ci/uckit.py export '$(KERNEL)' '$(OUT)'
+	@$(UCKIT) export --kernel '$(KERNEL)' --out '$(OUT)'
 
 audit: ## wiring audit of KERNEL (a tree): every insertion point, wired or not
-	@$(PY) ci/uckit.py audit '$(KERNEL)'
+	@$(UCKIT) audit --kernel '$(KERNEL)'
 
 boot-test: ## build KERNEL for ARCH/ALLOC/HARDENED, boot it in QEMU, run the suite
 	@bash ci/boot-test.sh '$(KERNEL)' '$(ARCH)' '$(ALLOC)' '$(HARDENED)'
@@ -57,7 +46,8 @@ package-test: ## build, lint, install (apt/dnf), upgrade, boot and remove the pa
 
 deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) $(PKG_DEBS) >/dev/null
+	command -v python3 >/dev/null || apt-get install -y -qq python3 >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$($(UCKIT) deps --packaging) >/dev/null
 
 boot-all: ## every feasible kernel x arch cell of the cache (hours when cold), then make matrix
 	@UC_BOOT_CELLS=all UC_BOOT_BUDGET=1000000 bash tests/run.sh --only boot; bash ci/matrix.sh --record

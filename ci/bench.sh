@@ -9,7 +9,8 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 kernel=${1:-debian}
 arch=${2:-x86_64}
 alloc=${3:-slub}
@@ -45,7 +46,7 @@ LIST
 	cp "$work/console-$h.log" "$cache/results/bench/$(basename "$build").log"
 done
 
-version=$(python3 "$top/ci/uckit.py" info "$kernel" | sed -n 's/^version=//p')
+version=$(uckit info --kernel "$kernel" | sed -n 's/^version=//p')
 echo "instructions per call, Linux $version $arch $alloc, QEMU -icount shift=0 ($(date -u +%Y-%m-%d))"
 printf '%-10s %12s %12s %10s\n' call hardened off delta
 for k in getppid stat pipe64; do

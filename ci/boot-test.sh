@@ -14,7 +14,6 @@ set -eu
 set -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
 kernel=${1:?KERNEL}
 arch=${2:?ARCH}
 alloc=${3:?ALLOC}
@@ -22,11 +21,11 @@ hardened=${4:?HARDENED}
 
 die() { echo "boot-test: error: $*" >&2; exit 1; }
 
-# shellcheck source=ci/arch.sh
-. "$top/ci/arch.sh"
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 arch_setup "$arch" || exit 1
 
-info=$(python3 "$top/ci/uckit.py" info "$kernel") || exit 1
+info=$(uckit info --kernel "$kernel") || exit 1
 tree=$(sed -n 's/^tree=//p' <<<"$info")
 version=$(sed -n 's/^version=//p' <<<"$info")
 state=$(sed -n 's/^state=//p' <<<"$info")
@@ -131,7 +130,7 @@ none)
 	flock 9
 	if copy_stale "$key"; then
 		rm -rf "$src.new"
-		if ! python3 "$top/ci/uckit.py" apply "$tree" "$src.new" 2>&1 |
+		if ! uckit apply --kernel "$tree" --out "$src.new" 2>&1 |
 			tee "$cache/work/$key.apply.log"; then
 			reason=$(grep -m1 -E 'error|fail|UNWIRED|MISSING' "$cache/work/$key.apply.log" || true)
 			write_cell "${RESULTS:-$cache/results}/$key-$arch-$alloc-h$hardened" \

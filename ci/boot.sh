@@ -93,8 +93,8 @@ elif [ -z "$arch" ] || [ -z "$kbuild" ] || [ -z "$image" ] ||
 	die "--arch, --kbuild, --image, --hardened and --out are required"
 fi
 
-# shellcheck source=ci/arch.sh
-. "$top/ci/arch.sh"
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 arch_setup "$arch" 2>/dev/null || die "unsupported --arch $arch (supported: $UC_ARCHES)"
 qemu=$ARCH_QEMU
 read -r -a qemu_machine <<<"$ARCH_QEMU_MACHINE"

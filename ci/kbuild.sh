@@ -33,8 +33,8 @@ done
 case "$alloc" in slub|slab) ;; *) die "ALLOC must be slub or slab, not '$alloc'" ;; esac
 case "$hardened" in y|n) ;; *) die "HARDENED must be y or n, not '$hardened'" ;; esac
 
-# shellcheck source=ci/arch.sh
-. "$top/ci/arch.sh"
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 # shellcheck source=ci/kconfig-check.sh
 . "$top/ci/kconfig-check.sh"
 arch_setup "$arch" || exit 1

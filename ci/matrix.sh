@@ -24,13 +24,14 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 # What decides a cell's outcome: the series and what it applies, the
 # build (configs, arch table, kbuild), the guest suite and its
 # expectations, and the boot.  Not the orchestration (boot-test.sh, this
 # file, tests/run.sh), the docs or the records.
-inputs=(ci/arch.sh ci/boot.sh ci/kbuild.sh ci/kconfig-check.sh ci/configs
-	ci/uckit.py tests/guest patches cocci series ':!cocci/tests')
+inputs=(ci/lib.sh ci/boot.sh ci/kbuild.sh ci/kconfig-check.sh ci/configs
+	uckit tests/guest patches cocci series ':!cocci/tests')
 
 code_id() {
 	local head
@@ -57,7 +58,7 @@ case "${1:-}" in
 esac
 results=${1:-${RESULTS:-$cache/results}}
 records=${UC_MATRIX_RECORDS:-$top/kernels/matrix.tsv}
-arches="x86_64 i386 arm64 arm ppc64le ppc64 s390x sparc64"
+arches=$UC_ARCHES
 
 cells() {
 	for f in "$results"/*/cell.txt; do

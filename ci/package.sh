@@ -43,8 +43,8 @@ if [ $# -lt 4 ] || [ $# -gt 5 ]; then
 fi
 kernel=$1 arch=$2 format=$3 out=$4 config=${5:-}
 
-# shellcheck source=ci/arch.sh
-. "$top/ci/arch.sh"
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 # shellcheck source=ci/kconfig-check.sh
 . "$top/ci/kconfig-check.sh"
 case "$arch" in
@@ -86,7 +86,7 @@ maintainer="$DEBFULLNAME <$DEBEMAIL>"
 # Our make variables (KERNEL=, OUT=...) must not reach the kernel's make.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
-info=$(python3 "$top/ci/uckit.py" info "$kernel") || exit 1
+info=$(uckit info --kernel "$kernel") || exit 1
 tree=$(sed -n 's/^tree=//p' <<<"$info")
 upstream=$(sed -n 's/^version=//p' <<<"$info")
 branch=$(sed -n 's/^branch=//p' <<<"$info")
@@ -113,7 +113,7 @@ npatches=0
 # (One line, under 72 characters: it goes into changelogs and descriptions.)
 case "$state" in
 none)
-	python3 "$top/ci/uckit.py" export "$tree" "$work/series" >&2
+	uckit export --kernel "$tree" --out "$work/series" >&2
 	npatches=$(grep -c '^[^#]' "$work/series/series")
 	origin="Backported by usercopy-backports: series/$branch, $npatches patches."
 	;;
@@ -139,7 +139,6 @@ series_patches() {
 # A tree in the kernel cache never changes, so its tarball is made once and
 # kept beside it (6.1's is 220 MB: a minute of gzip each time otherwise).
 tarball=$out/linux-$upstream.tar.gz
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
 t0=$(date +%s)
 make_tarball() {
 	log "tarball linux-$upstream.tar.gz from $tree"

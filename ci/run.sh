@@ -7,6 +7,8 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 kernel=${1:-debian}
 arch=${2:-x86_64}
 work=$(mktemp -d)
@@ -17,13 +19,13 @@ status=0
 step() { echo; echo "== $*"; }
 
 step "kernel: $kernel"
-info=$(python3 "$top/ci/uckit.py" info "$kernel") || exit 1
+info=$(uckit info --kernel "$kernel") || exit 1
 echo "$info"
 version=$(sed -n 's/^version=//p' <<<"$info")
 state=$(sed -n 's/^state=//p' <<<"$info")
 
 step "apply"
-if python3 "$top/ci/uckit.py" apply "$kernel" "$work/tree"; then
+if uckit apply --kernel "$kernel" --out "$work/tree"; then
 	rows+=("apply|ok|$([ "$state" = none ] && echo "series applied, audit clean" || echo "already hardened ($state): unchanged")")
 else
 	rows+=("apply|FAIL|see above"); status=1
@@ -31,9 +33,9 @@ fi
 
 if [ "$state" = none ] && [ -d "$work/tree" ]; then
 	step "audit"
-	python3 "$top/ci/uckit.py" audit "$work/tree" | tail -n 20
+	uckit audit --kernel "$work/tree" | tail -n 20
 	step "export"
-	if python3 "$top/ci/uckit.py" export "$kernel" "$work/series"; then
+	if uckit export --kernel "$kernel" --out "$work/series"; then
 		rows+=("export|ok|$(grep -vc '^#' "$work/series/series") patches, quilt series")
 	else
 		rows+=("export|FAIL|see above"); status=1

@@ -6,7 +6,9 @@
 #   tests/checkpatch.sh --where   print the checkpatch.pl path, or fail
 set -eu
 
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 dir="$cache/checkpatch"
 script="$dir/scripts/checkpatch.pl"
 

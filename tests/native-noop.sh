@@ -7,15 +7,17 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 tree=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 "$top/ci/uckit.py" apply "$tree" "$work/out" > "$work/log" 2>&1
+uckit apply --kernel "$tree" --out "$work/out" > "$work/log" 2>&1
 cat "$work/log"
 grep -q "already has hardened usercopy" "$work/log"
 diff -r -q "$tree" "$work/out"
-if python3 "$top/ci/uckit.py" export "$tree" "$work/series" 2> "$work/err"; then
+if uckit export --kernel "$tree" --out "$work/series" 2> "$work/err"; then
 	echo "export of a hardened tree should fail" >&2
 	exit 1
 fi

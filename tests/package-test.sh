@@ -33,7 +33,8 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 kernel=4.4.220 arch=x86_64 dir="" reuse=0
 formats=()
 
@@ -57,8 +58,6 @@ esac
 # installed without running their code, and booted; no upgrade, no headers.
 native=0
 [ "$(uname -m)" = "$rpmarch" ] && native=1
-# shellcheck source=ci/arch.sh
-. "$top/ci/arch.sh"
 arch_setup "$arch"
 
 n=0 failed=0

@@ -10,7 +10,8 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/usercopy-backports
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 only=""
 [ "${1:-}" = --only ] && only=${2:-}
 passed=0 failed=0 skipped=0
@@ -156,8 +157,6 @@ if want boot; then
 	}
 	is_native() { grep -q '^status: native' "$top/kernels/$1" 2>/dev/null; }
 	is_default() { [ "$1" = "$(sed -n 's/^default: //p' "$top/kernels/${1%.*}" 2>/dev/null)" ]; }
-	# shellcheck source=ci/arch.sh
-	. "$top/ci/arch.sh"
 	if [ "${UC_BOOT:-1}" = 0 ]; then
 		skip "boot tests" "UC_BOOT=0"
 	else
@@ -240,7 +239,7 @@ if want boot; then
 			done < <(bash "$top/ci/matrix.sh" --current)
 			debian=""
 			[ -f /usr/src/linux-source-6.1.tar.xz ] &&
-				debian=$(python3 "$top/ci/uckit.py" info debian | sed -n 's/^version=//p')
+				debian=$(uckit info --kernel debian | sed -n 's/^version=//p')
 			stale=()
 			for cell in ${cells[@]+"${cells[@]}"}; do
 				read -r k a al h <<<"$cell"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests for ci/uckit.py on small fake trees: every error a user can
+"""Unit tests for the uckit package on small fake trees: every error a user can
 hit must name the fix, and a failed apply must leave nothing behind.
 Prints KTAP."""
 
@@ -14,10 +14,10 @@ import unittest
 from unittest import mock
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TOP, "ci"))
+sys.path.insert(0, TOP)
 import uckit  # noqa: E402
-
-UCKIT = os.path.join(TOP, "ci", "uckit.py")
+from uckit import arch, cache, cocci, kconfig, patching  # noqa: E402
+from uckit import series, source  # noqa: E402
 
 
 def mini_tree(root, sublevel=999, patchlevel=4, version=4):
@@ -57,16 +57,22 @@ class Base(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="uc-unit-")
         self.env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.tmp,
                                                                 "cache"))
-        self._cache = uckit.CACHE
-        uckit.CACHE = os.path.join(self.tmp, "cache", "usercopy-backports")
+        self._xdg = os.environ.get("XDG_CACHE_HOME")
+        os.environ["XDG_CACHE_HOME"] = self.env["XDG_CACHE_HOME"]
 
     def tearDown(self):
-        uckit.CACHE = self._cache
+        if self._xdg is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = self._xdg
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def run_uckit(self, *args, env=None):
-        return subprocess.run([sys.executable, UCKIT] + list(args),
-                              capture_output=True, text=True,
+    def run_uckit(self, verb, kernel, out=None, env=None):
+        """python3 -m uckit VERB --kernel KERNEL [--out OUT]."""
+        cmd = [sys.executable, "-m", "uckit", verb, "--kernel", kernel]
+        if out is not None:
+            cmd += ["--out", out]
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=TOP,
                               env=env or self.env)
 
 
@@ -95,13 +101,13 @@ class Errors(Base):
         self.assertIn("apt-get install coccinelle", r.stderr)
 
     def test_checksum_mismatch(self):
-        tarballs = os.path.join(uckit.CACHE, "tarballs")
+        tarballs = os.path.join(cache.root(), "tarballs")
         os.makedirs(tarballs)
         with open(os.path.join(tarballs, "linux-4.4.1.tar.xz"), "w") as f:
             f.write("not a kernel")
         man = {"sha256-4.4.1": "0" * 64, "url": "file:///nonexistent"}
         with self.assertRaises(uckit.UserError) as cm:
-            uckit.fetch_version("4.4.1", man)
+            source.fetch_version("4.4.1", man)
         self.assertIn("checksum mismatch", str(cm.exception))
         self.assertIn("Delete it and retry", str(cm.exception))
 
@@ -109,28 +115,28 @@ class Errors(Base):
         man = {"sha256-4.4.2": "0" * 64,
                "url": "file:///nonexistent/linux-{version}.tar.xz"}
         with self.assertRaises(uckit.UserError) as cm:
-            uckit.fetch_version("4.4.2", man)
+            source.fetch_version("4.4.2", man)
         msg = str(cm.exception)
         self.assertIn("cannot be downloaded", msg)
         self.assertIn("KERNEL=debian", msg)
         self.assertIn(".tar.xz", msg)
 
     def test_unverifiable_download_refused(self):
-        tarballs = os.path.join(uckit.CACHE, "tarballs")
+        tarballs = os.path.join(cache.root(), "tarballs")
         os.makedirs(tarballs)
         with open(os.path.join(tarballs, "linux-4.4.3.tar.xz"), "w") as f:
             f.write("x")
         with self.assertRaises(uckit.UserError) as cm:
-            uckit.fetch_version("4.4.3", {"url": "file:///x"})
+            source.fetch_version("4.4.3", {"url": "file:///x"})
         self.assertIn("refusing an unverified download", str(cm.exception))
 
     def test_version_of_a_package_only_branch(self):
         # kernels/6.1 has no URL: an explicit 6.1.N that is not Debian's
         # package names KERNEL=debian instead of failing on a missing key.
         man = {"default": "debian", "source": "debian package"}
-        with mock.patch.object(uckit.glob, "glob", return_value=[]), \
+        with mock.patch.object(source.glob, "glob", return_value=[]), \
                 self.assertRaises(uckit.UserError) as cm:
-            uckit.fetch_version("6.1.1", man)
+            source.fetch_version("6.1.1", man)
         self.assertIn("names no download", str(cm.exception))
         self.assertIn("KERNEL=debian", str(cm.exception))
 
@@ -142,11 +148,11 @@ class Errors(Base):
         tarball = os.path.join(self.tmp, "linux-4.99.tar.xz")
         with tarfile.open(tarball, "w:xz") as tar:
             tar.add(os.path.join(src, "linux-4.99"), arcname="linux-4.99")
-        man = {"sha256-4.99.0": uckit.sha256_of(tarball),
+        man = {"sha256-4.99.0": source.sha256_of(tarball),
                "url": "file://" + self.tmp + "/linux-{version}.tar.xz"}
-        tree = uckit.fetch_version("4.99.0", man)
+        tree = source.fetch_version("4.99.0", man)
         self.assertEqual(os.path.basename(tree), "linux-4.99.0")
-        self.assertEqual(uckit.tree_version(tree), "4.99.0")
+        self.assertEqual(source.tree_version(tree), "4.99.0")
 
     def test_branch_without_series(self):
         tree = mini_tree(os.path.join(self.tmp, "t"), patchlevel=99)
@@ -211,10 +217,10 @@ class Apply(Base):
         # arm64 before 3.7: its Kconfig patch is "n/a", not a failure;
         # a patch that also touches common files still has to apply.
         tree = mini_tree(os.path.join(self.tmp, "t"))
-        self.assertEqual(uckit.absent_arch(tree, ["arch/arm64/Kconfig"]),
+        self.assertEqual(patching.absent_arch(tree, ["arch/arm64/Kconfig"]),
                          "arm64")
-        self.assertIsNone(uckit.absent_arch(tree, ["arch/x86/Kconfig"]))
-        self.assertIsNone(uckit.absent_arch(tree, ["arch/arm64/Kconfig",
+        self.assertIsNone(patching.absent_arch(tree, ["arch/x86/Kconfig"]))
+        self.assertIsNone(patching.absent_arch(tree, ["arch/arm64/Kconfig",
                                                    "mm/Makefile"]))
 
     def test_deleting_patch_is_applied_not_skipped(self):
@@ -235,15 +241,12 @@ class Apply(Base):
         step = {"group": "compat", "kind": "patch", "item": "compat/d.patch",
                 "reason": "test"}
         before = os.path.join(self.tmp, "before")
-        saved, uckit.TOP = uckit.TOP, top
-        try:
-            self.assertIsNotNone(uckit.step_patch(tree, step, before))
+        with mock.patch.object(patching, "TOP", top):
+            self.assertIsNotNone(patching.step_patch(tree, step, before))
             with open(os.path.join(tree, "lex.c")) as f:
                 self.assertNotIn("yylloc", f.read())
             # applied once, the same step is "already in this tree"
-            self.assertIsNone(uckit.step_patch(tree, step, before))
-        finally:
-            uckit.TOP = saved
+            self.assertIsNone(patching.step_patch(tree, step, before))
 
     def test_select_lands_in_its_entry_only(self):
         # The entry named, not the first one fuzz accepts (X86_64 had
@@ -258,7 +261,7 @@ class Apply(Base):
                 "item": "arch/x86/Kconfig:X86:HAVE_A,HAVE_B",
                 "reason": "x86 selects the feature"}
         before = os.path.join(self.tmp, "before")
-        text = uckit.step_select(tree, step, before)
+        text = kconfig.step_select(tree, step, before)
         self.assertIn("+\tselect HAVE_A", text)
         self.assertIn("Subject: hardened usercopy: x86 selects", text)
         with open(kc) as f:
@@ -267,26 +270,26 @@ class Apply(Base):
                       "\tselect HAVE_B\n\tselect BAR\n", got)
         self.assertIn("config X86_64\n\tdef_bool y\n\tselect FOO\n\n",
                       got)
-        self.assertIsNone(uckit.step_select(tree, step, before))
-        ok, lines = uckit.audit_select(tree, step)
+        self.assertIsNone(kconfig.step_select(tree, step, before))
+        ok, lines = kconfig.audit_select(tree, step)
         self.assertTrue(ok, lines)
         # an entry the tree does not have is an error, not a guess
         step["item"] = "arch/x86/Kconfig:X86_32:HAVE_A"
         with self.assertRaises(uckit.UserError):
-            uckit.step_select(tree, step, before)
-        self.assertFalse(uckit.audit_select(tree, step)[0])
+            kconfig.step_select(tree, step, before)
+        self.assertFalse(kconfig.audit_select(tree, step)[0])
         # an arch the tree lacks is n/a
         step["item"] = "arch/arm64/Kconfig:ARM64:HAVE_A"
-        self.assertIsNone(uckit.step_select(tree, step, before))
+        self.assertIsNone(kconfig.step_select(tree, step, before))
         # and so is one whose copy routines are not where the wiring is
         step["item"] = "arch/x86/Kconfig:X86:HAVE_C:arch/x86/lib/uaccess.c"
-        self.assertIsNone(uckit.step_select(tree, step, before))
-        self.assertIn("n/a", uckit.audit_select(tree, step)[1][0])
+        self.assertIsNone(kconfig.step_select(tree, step, before))
+        self.assertIn("n/a", kconfig.audit_select(tree, step)[1][0])
         # a compat select (a QEMU board's console) says it is compat
         step = {"group": "compat", "kind": "select",
                 "item": "arch/x86/Kconfig:Z:SERIAL_BUS",
                 "reason": "the board's console needs its bus"}
-        text = uckit.step_select(tree, step, before)
+        text = kconfig.step_select(tree, step, before)
         self.assertIn("Subject: toolchain/QEMU compat: x86 selects "
                       "SERIAL_BUS", text)
 
@@ -305,11 +308,11 @@ class Repo(unittest.TestCase):
     def test_every_series_step_exists(self):
         for branch in os.listdir(os.path.join(TOP, "series")):
             ver = branch + ".0"
-            _, steps = uckit.series_for(ver)
+            _, steps = series.series_for(ver)
             self.assertTrue(steps, branch)
             for s in steps:
                 if s["kind"] == "select":
-                    rel, sym, names = uckit.parse_select(s["item"])
+                    rel, sym, names = kconfig.parse_select(s["item"])
                     self.assertTrue(rel.startswith("arch/") and names, s)
                     continue
                 base = {"file": "patches/files", "patch": "patches",
@@ -337,8 +340,8 @@ class Repo(unittest.TestCase):
     def test_include_of_one_group(self):
         # 3.10 takes 4.4's hardening, not the compat fix for 4.4.178's
         # dtc (its own dtc fix comes first and the 4.4 one would fail).
-        items = [s["item"] for s in uckit.read_series("3.10")]
-        four = uckit.read_series("4.4")
+        items = [s["item"] for s in series.read_series("3.10")]
+        four = series.read_series("4.4")
         self.assertIn("compat/dtc-lexer-yylloc-fno-common-4.4.patch",
                       [s["item"] for s in four])
         self.assertNotIn("compat/dtc-lexer-yylloc-fno-common-4.4.patch",
@@ -354,13 +357,10 @@ class Repo(unittest.TestCase):
             f.write("compat patch compat/x.patch a reason\n")
         with open(os.path.join(tmp, "series", "9.0"), "w") as f:
             f.write("include 9.1 hardening\n")
-        top, uckit.TOP = uckit.TOP, tmp
-        try:
-            with self.assertRaisesRegex(uckit.UserError,
-                                        "series/9.1 has no hardening steps"):
-                uckit.read_series("9.0")
-        finally:
-            uckit.TOP = top
+        with mock.patch.object(series, "TOP", tmp), \
+                self.assertRaisesRegex(uckit.UserError,
+                                       "series/9.1 has no hardening steps"):
+            series.read_series("9.0")
 
     def test_every_branch_has_a_manifest(self):
         for branch in os.listdir(os.path.join(TOP, "series")):
@@ -373,7 +373,7 @@ class Repo(unittest.TestCase):
             if not name.endswith(".cocci"):
                 continue
             path = os.path.join(cdir, name)
-            desc, options, targets = uckit.cocci_header(path)
+            desc, options, targets = cocci.cocci_header(path)
             self.assertTrue(desc, name)
             self.assertTrue(targets, name)
             text = open(path).read()

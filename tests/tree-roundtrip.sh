@@ -7,20 +7,22 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=ci/lib.sh
+. "$top/ci/lib.sh"
 tree=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 "$top/ci/uckit.py" apply "$tree" "$work/applied"
-python3 "$top/ci/uckit.py" audit "$work/applied"
+uckit apply --kernel "$tree" --out "$work/applied"
+uckit audit --kernel "$work/applied"
 
 # Re-applying to the result must say so and change nothing.
-python3 "$top/ci/uckit.py" apply "$work/applied" "$work/again" 2>&1 | tee "$work/again.log"
+uckit apply --kernel "$work/applied" --out "$work/again" 2>&1 | tee "$work/again.log"
 grep -q "already has hardened usercopy" "$work/again.log"
 diff -r -q "$work/applied" "$work/again"
 
 # The exported series, pushed with plain quilt, reproduces apply exactly.
-python3 "$top/ci/uckit.py" export "$tree" "$work/series"
+uckit export --kernel "$tree" --out "$work/series"
 cp -a "$tree" "$work/quilt"
 (cd "$work/quilt" && QUILT_PATCHES="$work/series" quilt push -a -q)
 rm -rf "$work/quilt/.pc"

@@ -1,0 +1,40 @@
+"""The kernel cache: every path under it and the key of a boot-test cell,
+in one place.  The cache lives in $XDG_CACHE_HOME/usercopy-backports
+(~/.cache/usercopy-backports), read when asked, so a test may point it
+elsewhere:
+  trees/     pristine trees (linux-X.Y.Z, debian-..., tarball-HASH)
+  tarballs/  downloaded tarballs and their checksum lists
+  work/KEY   the hardened copy of one pristine tree (KEY.applied: the
+             series fingerprint it was applied at)
+  build/CELL out-of-tree builds, one per cell
+  results/CELL  cell.txt and the logs of the newest run of a cell
+  timings/   how long the package tests took here (the CI budget)"""
+
+import hashlib
+import os
+
+
+def root():
+    base = os.environ.get("XDG_CACHE_HOME") or \
+        os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "usercopy-backports")
+
+
+def path(*parts):
+    return os.path.join(root(), *parts)
+
+
+def tree_key(version, tree):
+    """linux-VERSION-ID: ID hashes the pristine tree's path, so two trees
+    of one version (a vendor's, a snapshot) never share a hardened copy."""
+    return "linux-%s-%s" % (version,
+                            hashlib.sha256(tree.encode()).hexdigest()[:8])
+
+
+def cell_key(version, tree, arch, alloc, hardened):
+    return "%s-%s-%s-h%s" % (tree_key(version, tree), arch, alloc, hardened)
+
+
+def results_dir():
+    """Where cell records go: $RESULTS, else the cache's results/."""
+    return os.environ.get("RESULTS") or path("results")

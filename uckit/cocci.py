@@ -1,0 +1,68 @@
+"""Running semantic patches: the header a rule declares (description,
+options, target files) and one spatch runner for apply, audit and the rule
+tests."""
+
+import glob
+import os
+import subprocess
+
+from . import UserError, need_tool
+
+def cocci_header(path):
+    """The /// description, Options: and Targets: of a semantic patch."""
+    desc, options, targets = [], [], []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("///"):
+                desc.append(line[3:].strip())
+            elif line.startswith("// Options:"):
+                options = line.split(":", 1)[1].split()
+            elif line.startswith("// Targets:"):
+                targets = line.split(":", 1)[1].split()
+            elif not line.startswith("//") and line.strip():
+                break
+    return desc, options, targets
+
+
+def cocci_targets(tree, targets, name):
+    """Files a rule runs on; "?path" marks one an arch may lack."""
+    files = []
+    for pattern in targets:
+        optional = pattern.startswith("?")
+        pattern = pattern.lstrip("?")
+        hits = sorted(glob.glob(os.path.join(tree, pattern)))
+        if not hits and optional:
+            continue
+        if not hits:
+            raise UserError("%s: target %s does not exist in this tree"
+                            % (name, pattern))
+        files += [os.path.relpath(h, tree) for h in hits]
+    return files
+
+
+def spatch(tree, cocci, mode):
+    need_tool("spatch", "coccinelle")
+    _, options, targets = cocci_header(cocci)
+    name = os.path.basename(cocci)
+    files = cocci_targets(tree, targets, name)
+    # Patch mode runs file by file: spatch shares inherited bindings
+    # between the files of one invocation, so a routine wanted in one
+    # header would be wired wherever its name appears.  Report mode needs
+    # them together (its finalize step judges the whole set).
+    groups = [[f] for f in files] if mode == "patch" else [files]
+    out = []
+    for group in groups:
+        cmd = ["spatch", "--very-quiet", "--sp-file", cocci, "-D", mode] + \
+            options + group
+        r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise UserError("%s: spatch failed:\n%s"
+                            % (name, r.stderr.strip()))
+        out.append(r.stdout)
+    return "".join(out), files
+
+
+def audit_lines(tree, cocci):
+    out, _ = spatch(tree, cocci, "report")
+    return [line for line in out.splitlines() if line.startswith("audit:")]
+
