@@ -62,7 +62,7 @@ ktap() {
 
 if want unit; then
 	echo "# unit: toolkit behaviour and error messages"
-	ktap < <(python3 "$top/tests/test_uckit.py" 2>&1)
+	ktap < <(python3 "$top/tests/unit.py" 2>&1)
 fi
 
 if want cocci; then

@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from . import UserError, apply, arch, cache, log, source, series
+from . import expect, matrix, plan
 
 DEPS = ("coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev "
         "cpio busybox-static ccache rsync linux-source-6.1 shellcheck "
@@ -111,7 +112,8 @@ def parser():
     return p
 
 
-EXTRA = ()
+# Modules that add verbs of their own.
+EXTRA = (expect, matrix, plan)
 
 
 def main(argv):

@@ -1,0 +1,5 @@
+"""(being written)"""
+
+
+def register(sub):
+    """Adds this module's verbs to the command line (uckit.cli)."""
