@@ -36,7 +36,7 @@ boot-test: ## build KERNEL for ARCH/ALLOC/HARDENED, boot it in QEMU, run the sui
 	@bash ci/boot-test.sh '$(KERNEL)' '$(ARCH)' '$(ALLOC)' '$(HARDENED)'
 
 run: ## the main job on KERNEL (default: debian): apply, build, boot, summary
-	@bash ci/run.sh '$(KERNEL)' '$(ARCH)'
+	@$(UCKIT) run --kernel '$(KERNEL)' --arch '$(ARCH)'
 
 package: ## distro packages of KERNEL: ARCH= FORMAT=deb|rpm OUT=DIR [CONFIG=.config]
 	@bash ci/package.sh '$(KERNEL)' '$(ARCH)' '$(FORMAT)' '$(OUT)' '$(CONFIG)'
@@ -56,10 +56,10 @@ boot-stale: ## the cells of boot-all whose newest record did not run the current
 	@UC_BOOT_CELLS=stale UC_BOOT_BUDGET=1000000 bash tests/run.sh --only boot; bash ci/matrix.sh --record
 
 matrix: ## the support matrix: kernels/matrix.tsv and this machine's newer boot-test results
-	@bash ci/matrix.sh
+	@python3 -m uckit matrix
 
-matrix-record: ## this machine's newest boot-test results into kernels/matrix.tsv and README.md's tables
-	@bash ci/matrix.sh --record >/dev/null
+matrix-record: ## this machine's newest boot-test results into kernels/matrix.tsv and docs/matrix.md
+	@python3 -m uckit matrix --record >/dev/null
 
 bench: ## instructions per stat() and pipe write+read, hardened vs off (QEMU -icount)
 	@bash ci/bench.sh '$(KERNEL)' '$(ARCH)' '$(ALLOC)'

@@ -14,26 +14,33 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${1:-debian}
 arch=${2:-x86_64}
 alloc=${3:-slub}
-[ "$arch" = x86_64 ] || { echo "bench: only ARCH=x86_64 is wired up so far" >&2; exit 1; }
+arch_setup "$arch" || exit 1
+# The arches whose bench figures were measured (bench = yes in their
+# uckit/arches file).
+[ "$(uckit arch "$arch" --get bench)" = yes ] || {
+	echo "bench: ARCH=$arch is not benchmarked (bench = yes in uckit/arches/$arch.ini)" >&2
+	exit 1
+}
+read -r -a qemu_machine <<<"$ARCH_QEMU_MACHINE"
+console_args=""
+for c in $ARCH_CONSOLE; do
+	console_args+="console=$c "
+done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-gcc -static -O2 -Wall -o "$work/bench" "$top/tests/bench/bench.c"
+"${CROSS_COMPILE}gcc" -static -O2 -Wall -o "$work/bench" "$top/tests/bench/bench.c"
 
 declare -A result
 for h in y n; do
 	build=$(UC_BUILD_ONLY=1 bash "$top/ci/boot-test.sh" "$kernel" "$arch" "$alloc" "$h" | sed -n 's/^build=//p')
 	[ -n "$build" ] || { echo "bench: build failed" >&2; exit 1; }
-	cat > "$work/list" <<LIST
-dir /dev 0755 0 0
-nod /dev/console 0600 0 0 c 5 1
-file /init $work/bench 0755 0 0
-LIST
-	"$build/usr/gen_init_cpio" "$work/list" | gzip -9 > "$work/initramfs-$h.gz"
-	timeout 600 qemu-system-x86_64 -M pc -m 256 -smp 1 -nographic -no-reboot \
-		-icount shift=0,sleep=off -kernel "$build/arch/x86/boot/bzImage" \
+	bash "$top/ci/initramfs.sh" --kbuild "$build" --out "$work/initramfs-$h.gz" \
+		--init "$work/bench"
+	timeout 600 "$ARCH_QEMU" -accel tcg "${qemu_machine[@]}" -smp 1 -nographic -no-reboot \
+		-icount shift=0,sleep=off -kernel "$build/$ARCH_IMAGE" \
 		-initrd "$work/initramfs-$h.gz" \
-		-append "console=ttyS0 panic=-1 quiet" > "$work/console-$h.log" 2>&1 || true
+		-append "${console_args}panic=-1 quiet" > "$work/console-$h.log" 2>&1 || true
 	grep -q 'UC-BENCH-DONE' "$work/console-$h.log" || {
 		tail -n 30 "$work/console-$h.log" >&2
 		echo "bench: guest did not finish (HARDENED=$h)" >&2

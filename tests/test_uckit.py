@@ -264,22 +264,6 @@ class Repo(unittest.TestCase):
                                                             s["item"])),
                                 "%s: %s" % (branch, s["item"]))
 
-    def test_readme_matrix_is_make_matrix(self):
-        # The support matrix in the README is ci/matrix.sh's output for
-        # the committed records (no local results), never hand-edited.
-        empty = tempfile.mkdtemp(prefix="uc-results-")
-        self.addCleanup(shutil.rmtree, empty, True)
-        env = dict(os.environ)
-        env.pop("UC_MATRIX_RECORDS", None)
-        out = subprocess.run(["bash", os.path.join(TOP, "ci", "matrix.sh"),
-                              empty], capture_output=True, text=True,
-                             env=env, check=True).stdout
-        with open(os.path.join(TOP, "README.md")) as f:
-            readme = f.read()
-        self.assertIn(out.strip(), readme,
-                      "README's matrix is not ci/matrix.sh's output for "
-                      "kernels/matrix.tsv: make matrix-record rewrites it")
-
     def test_include_of_one_group(self):
         # 3.10 takes 4.4's hardening, not the compat fix for 4.4.178's
         # dtc (its own dtc fix comes first and the 4.4 one would fail).

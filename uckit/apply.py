@@ -235,6 +235,7 @@ def export(kernel, out):
         shutil.rmtree(tmp, ignore_errors=True)
     print("%s: %d patches for Linux %s (quilt: QUILT_PATCHES=%s quilt push "
           "-a)" % (out, len(patches), version, out))
+    return len(patches)
 
 
 def cmd_audit(kernel):

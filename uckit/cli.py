@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from . import UserError, apply, arch, cache, log, source, series
-from . import expect, matrix, plan
+from . import expect, job, matrix, plan
 
 DEPS = ("coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev "
         "cpio busybox-static ccache rsync linux-source-6.1 shellcheck "
@@ -43,6 +43,7 @@ def cmd_apply(args):
 
 def cmd_export(args):
     apply.export(args.kernel, args.out)
+    return 0
 
 
 def cmd_audit(args):
@@ -113,7 +114,7 @@ def parser():
 
 
 # Modules that add verbs of their own.
-EXTRA = (expect, matrix, plan)
+EXTRA = (expect, job, matrix, plan)
 
 
 def main(argv):

@@ -40,15 +40,18 @@ def cocci_targets(tree, targets, name):
     return files
 
 
-def spatch(tree, cocci, mode):
+def run_spatch(tree, cocci, mode, files):
+    """spatch on FILES (relative to TREE) in MODE ("patch" or "report");
+    returns its output (a -p0 diff in patch mode).
+
+    Patch mode runs file by file: spatch shares inherited bindings
+    between the files of one invocation, so a routine wanted in one
+    header would be wired wherever its name appears.  Report mode needs
+    them together (its finalize step judges the whole set).  apply, audit
+    and the rule tests (tests/cocci_rules.py) all run spatch through
+    here."""
     need_tool("spatch", "coccinelle")
-    _, options, targets = cocci_header(cocci)
-    name = os.path.basename(cocci)
-    files = cocci_targets(tree, targets, name)
-    # Patch mode runs file by file: spatch shares inherited bindings
-    # between the files of one invocation, so a routine wanted in one
-    # header would be wired wherever its name appears.  Report mode needs
-    # them together (its finalize step judges the whole set).
+    _, options, _ = cocci_header(cocci)
     groups = [[f] for f in files] if mode == "patch" else [files]
     out = []
     for group in groups:
@@ -57,9 +60,17 @@ def spatch(tree, cocci, mode):
         r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
         if r.returncode != 0:
             raise UserError("%s: spatch failed:\n%s"
-                            % (name, r.stderr.strip()))
+                            % (os.path.basename(cocci), r.stderr.strip()))
         out.append(r.stdout)
-    return "".join(out), files
+    return "".join(out)
+
+
+def spatch(tree, cocci, mode):
+    """spatch over the files the rule's Targets: line names in TREE;
+    returns (output, files)."""
+    _, _, targets = cocci_header(cocci)
+    files = cocci_targets(tree, targets, os.path.basename(cocci))
+    return run_spatch(tree, cocci, mode, files), files
 
 
 def audit_lines(tree, cocci):
