@@ -135,8 +135,8 @@ def fetch_version(version, man):
         # A branch whose source is a distro package (kernels/6.1): its
         # version is the package's, and there is nothing to download.
         if man.get("default") == "debian" and glob.glob(
-                "/usr/src/linux-source-*.tar.xz"):
-            tree = debian_source()
+                "/usr/src/linux-source-%s.tar.xz" % branch_of(version)):
+            tree = debian_source(branch_of(version))
             if tree_version(tree) == version:
                 return tree
         raise UserError(
@@ -174,14 +174,17 @@ def fetch_version(version, man):
     return tree
 
 
-def debian_source():
-    tars = sorted(glob.glob("/usr/src/linux-source-*.tar.xz"),
+def debian_source(branch=None):
+    """Debian's linux-source-X.Y tree (extracted once into the cache): the
+    one of BRANCH (KERNEL=6.12), else the newest installed (KERNEL=debian)."""
+    pattern = "linux-source-%s.tar.xz" % (branch or "*")
+    tars = sorted(glob.glob(os.path.join("/usr/src", pattern)),
                   key=lambda p: [int(x) for x in
                                  re.findall(r"\d+", os.path.basename(p))])
     if not tars:
-        raise UserError("KERNEL=debian needs Debian's kernel source: "
-                        "'apt-get install linux-source-6.1' (or "
-                        "linux-source-6.12)")
+        raise UserError("KERNEL=%s needs Debian's kernel source: "
+                        "'apt-get install linux-source-%s'"
+                        % (branch or "debian", branch or "6.1"))
     tarball = tars[-1]
     stamp = sha256_of(tarball)[:16]
     tree = os.path.join(cache.root(), "trees", "debian-%s-%s"
@@ -231,7 +234,7 @@ def resolve(kernel):
                                 "a full version (e.g. %s.1) or a tree"
                                 % (branch, branch))
             if version == "debian":
-                return debian_source()
+                return debian_source(branch)
         return fetch_version(version, man)
     raise UserError("KERNEL=%s is not a known version, an existing path or "
                     "'debian'; known branches: %s"
