@@ -16,11 +16,13 @@
 # under RESULT_DIR: console.log (serial console), result.ktap (the guest's
 # report), verdicts.ktap (the comparison, also printed) and build logs.
 #
-# Expectations: tests/guest/expect/default, then the files ci/arch.sh names
-# for ARCH (ARCH_EXPECT), then since-X.Y for every X.Y up to the kernel's
-# release, branch-X.Y and branch-X.Y-ARCH where they exist, then each
-# --expect FILE; a file with "requires CONFIG_X" lines only where the
-# build's .config sets them.  See the default file for the format.
+# Expectations: tests/guest/expect/default, then the files
+# uckit/arches/ARCH.ini names ("expect ="), then since-X.Y for every X.Y up
+# to the kernel's release, branch-X.Y and branch-X.Y-ARCH where they exist,
+# then each --expect FILE; a file with "requires CONFIG_X" lines only where
+# the build's .config sets them.  See the default file for the format.
+# The choice, the merge, the report's extraction and the verdicts are
+# uckit's (python3 -m uckit expect, ktap, verdicts: uckit/expect.py).
 # --print-expectations prints the files chosen and the merged table
 # (case, hardened, not hardened, note) and exits: nothing is built.
 # UC_QEMU_ARGS: extra QEMU arguments, for debugging a guest that stops
@@ -46,7 +48,7 @@ verbose=0
 keep=0
 print_expect=0
 module=
-expects=()
+expect_args=()
 make_vars=()
 
 usage() {
@@ -70,7 +72,7 @@ while [ $# -gt 0 ]; do
 	--image) need_arg "$1" $#; image=$2; shift 2 ;;
 	--hardened) need_arg "$1" $#; hardened=$2; shift 2 ;;
 	--out) need_arg "$1" $#; out=$2; shift 2 ;;
-	--expect) need_arg "$1" $#; expects+=("$2"); shift 2 ;;
+	--expect) need_arg "$1" $#; expect_args+=(--expect "$2"); shift 2 ;;
 	--timeout) need_arg "$1" $#; timeout=$2; shift 2 ;;
 	--make-var) need_arg "$1" $#; make_vars+=("$2"); shift 2 ;;
 	--busybox) need_arg "$1" $#; busybox=$2; shift 2 ;;
@@ -109,8 +111,7 @@ arch_make_vars=("ARCH=$KARCH" "CROSS_COMPILE=$CROSS_COMPILE")
 [ -n "$ARCH_KCFLAGS" ] && arch_make_vars+=("KCFLAGS=$ARCH_KCFLAGS")
 
 case "$hardened" in
-y) column=2 ;;
-n) column=3 ;;
+y|n) ;;
 *) die "--hardened takes y or n" ;;
 esac
 
@@ -120,111 +121,14 @@ esac
 
 [ -d "$kbuild" ] || die "no kernel build directory $kbuild"
 [ -f "$kbuild/Makefile" ] || die "$kbuild has no Makefile (not a kernel build directory)"
-for f in ${expects[@]+"${expects[@]}"}; do
-	[ -f "$f" ] || die "no expectation file $f"
-done
-
-# The branch's own differences (expect/since-X.Y for every X.Y up to the
-# kernel's, then branch-X.Y, then branch-X.Y-ARCH) follow the arch's,
-# whoever calls: boot-test, or the package tests with an image from a
-# package.
-release=$(cat "$kbuild/include/config/kernel.release" 2>/dev/null || true)
-kbranch=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<<"$release")
-# kernel_since X.Y: the kernel's branch is X.Y or later.
-kernel_since() {
-	[ "$(printf '%s\n' "$1" "$kbranch" | sort -V | head -n 1)" = "$1" ]
-}
-# since-X.Y: what changed upstream at X.Y and holds for every later branch.
-since=()
-if [ -n "$kbranch" ]; then
-	while IFS= read -r f; do
-		v=${f#since-}
-		kernel_since "$v" && since+=("$f")
-	done < <(for f in "$guest"/expect/since-*; do
-		[ -f "$f" ] && echo "${f##*/}"
-	done | sort -t- -k2,2V)
-fi
-# A file that holds only where the kernel has a feature says so with
-# "requires CONFIG_X" lines: it is used when the build's .config sets each
-# to y (since-5.19's stack-depth check needs the arch's stack pointer).
-requires_met() {
-	local sym
-	while read -r sym; do
-		[ -f "$kbuild/.config" ] ||
-			die "${1##*/} requires $sym, but $kbuild has no .config to tell"
-		grep -qx "$sym=y" "$kbuild/.config" || return 1
-	done < <(sed -n 's/^requires[[:space:]]\{1,\}//p' "$1")
-}
-# ARCH_EXPECT's NAME@X.Y: the file holds from kernel X.Y on.
-arch_expect=()
-for f in $ARCH_EXPECT; do
-	case "$f" in
-	*@*)
-		[ -n "$kbranch" ] || die "$f holds from ${f#*@} on, but $kbuild has no kernel.release to tell"
-		kernel_since "${f#*@}" || continue
-		f=${f%@*} ;;
-	esac
-	arch_expect+=("$f")
-done
-expect_files=("$guest/expect/default")
-for f in ${arch_expect[@]+"${arch_expect[@]}"} ${since[@]+"${since[@]}"} ${kbranch:+"branch-$kbranch" "branch-$kbranch-$arch"}; do
-	[ -f "$guest/expect/$f" ] || case "$f" in branch-*) continue ;; esac
-	requires_met "$guest/expect/$f" || continue
-	expect_files+=("$guest/expect/$f")
-done
-for f in ${expects[@]+"${expects[@]}"}; do
-	requires_met "$f" && expect_files+=("$f")
-done
 
 # --- expectations, checked before anything is built ------------------------
-# Expectation tables, merged: "case<TAB>hardened<TAB>not hardened<TAB>note".
-merge_expectations() {
-	awk -F'|' '
-	function trim(s) {
-		gsub(/^[ \t]+|[ \t]+$/, "", s)
-		gsub(/[ \t]+/, " ", s)
-		return s
-	}
-	/^requires[ \t]/ { next }
-	{
-		line = $0
-		note = ""
-		i = index(line, "#")
-		if (i) {
-			note = trim(substr(line, i + 1))
-			line = substr(line, 1, i - 1)
-		}
-		if (trim(line) == "")
-			next
-		n = split(line, f, "|")
-		if (n != 3) {
-			printf "%s:%d: expected CASE | HARDENED | NOT HARDENED\n", \
-				FILENAME, FNR > "/dev/stderr"
-			bad = 1
-			next
-		}
-		c = trim(f[1])
-		if (!(c in h)) {
-			order[++count] = c
-			h[c] = ""; u[c] = ""
-		}
-		v = trim(f[2]); if (v != "=") h[c] = v
-		v = trim(f[3]); if (v != "=") u[c] = v
-		if (note != "") notes[c] = note
-	}
-	END {
-		for (k = 1; k <= count; k++) {
-			c = order[k]
-			printf "%s\t%s\t%s\t%s\n", c, h[c], u[c], notes[c]
-		}
-		exit bad
-	}' "$@"
-}
-
-expect_tsv=$(merge_expectations "${expect_files[@]}") || die "bad expectation file"
+# "# expectations: FILE ... ", then one line a case: "case<TAB>hardened<TAB>
+# not hardened<TAB>note".  Where uckit fails it has said what to fix.
+expectations=$(uckit expect --arch "$arch" --kbuild "$kbuild" \
+	${expect_args[@]+"${expect_args[@]}"}) || exit 2
 if [ "$print_expect" = 1 ]; then
-	echo "# expectations: $(printf '%s ' "${expect_files[@]##*/}")"
-	printf '%s\n' "$expect_tsv"
+	printf '%s\n' "$expectations"
 	exit 0
 fi
 
@@ -252,8 +156,9 @@ trap cleanup EXIT
 log() {
 	echo "# boot.sh: $*"
 }
-printf '%s\n' "$expect_tsv" >"$work/expect.tsv"
-log "expectations: $(printf '%s ' "${expect_files[@]##*/}")"
+printf '%s\n' "$expectations" >"$work/expect.tsv"
+files=${expectations%%$'\n'*}
+log "${files#"# "}"
 
 # --- the module, built against the kernel under test -------------------------
 mkdir "$work/mod"
@@ -375,102 +280,19 @@ wait "$qemu_pid" || qemu_rc=$?
 [ "$stopped" = 0 ] || qemu_rc=0
 log "qemu exited with $qemu_rc after $(($(date +%s) - start))s"
 
-# The guest's report: from its own serial port, else from the console.  Only
-# KTAP lines are kept, from the header on: a console also carries the kernel's.
-extract_ktap() {
-	tr -d '\r' <"$1" |
-		sed -n '/^KTAP version 1/,$p' |
-		grep -E '^(KTAP version|[0-9]+\.\.[0-9]+|ok |not ok |# |Bail out!)' || true
-}
-
-extract_ktap "$work/ktap.out" >"$out/result.ktap"
-if ! grep -q '^# UC-SUITE-DONE' "$out/result.ktap"; then
-	extract_ktap "$out/console.log" >"$work/console.ktap"
-	if grep -q '^# UC-SUITE-DONE' "$work/console.ktap"; then
-		log "no report on the second serial port, using the console's"
-		cp "$work/console.ktap" "$out/result.ktap"
-	fi
+# The guest's report: from its own serial port, else from the console.
+report_from=$(uckit ktap --serial "$work/ktap.out" --console "$out/console.log" \
+	--out "$out/result.ktap") || die "cannot write $out/result.ktap"
+if [ "$report_from" = console ]; then
+	log "no report on the second serial port, using the console's"
 fi
 
 # --- verdicts -----------------------------------------------------------------
-# Observations: "case<TAB>observation" from "# obs: CASE OBSERVATION".
-sed -n 's/^# obs: \([^ ]*\) \(.*\)$/\1\t\2/p' "$out/result.ktap" |
-	sed 's/[ \t]*$//' >"$work/obs.tsv"
-
+uckit verdicts --expect-tsv "$work/expect.tsv" --report "$out/result.ktap" \
+	--console "$out/console.log" --arch "$arch" --hardened "$hardened" \
+	--qemu-rc "$qemu_rc" >"$out/verdicts.ktap" && verdict=0 || verdict=$?
 done_ok=0
 grep -q '^# UC-SUITE-DONE' "$out/result.ktap" && done_ok=1
-
-# Where a guest that never finished stopped: its console's last line.
-last_line=$(tr -d '\r' <"$out/console.log" 2>/dev/null |
-	sed 's/qemu-system-[a-z0-9_]*: .*$//; s/[[:space:]]\+/ /g; s/^ //; s/ $//' | grep . | tail -n 1 | cut -c1-60 | tr -d '"\134' || true)
-
-awk -F'\t' -v col="$column" -v done_ok="$done_ok" -v qemu_rc="$qemu_rc" \
-	-v arch="$arch" -v hardened="$hardened" -v last_line="$last_line" '
-	FILENAME == ARGV[1] {
-		if (!($1 in obs))
-			obs[$1] = $2
-		if (!($1 in seen_order)) {
-			seen_order[$1] = ++nseen
-			seen[nseen] = $1
-		}
-		next
-	}
-	{
-		cases[++n] = $1
-		want[$1] = $col
-		note[$1] = $4
-		known[$1] = 1
-	}
-	END {
-		extra = 0
-		for (k = 1; k <= nseen; k++)
-			if (!(seen[k] in known))
-				extra++
-		total = n + extra + 1
-		print "KTAP version 1"
-		printf "# uc_selftest on %s, hardened=%s\n", arch, hardened
-		printf "1..%d\n", total
-		failed = 0
-		t = 1
-		if (done_ok) {
-			printf "ok %d guest_suite_completed\n", t
-		} else {
-			reason = qemu_rc == 124 ? "timed out" : "qemu exited with " qemu_rc
-			if (last_line != "")
-				reason = reason ", console ended: \"" last_line "\""
-			printf "not ok %d guest_suite_completed # no UC-SUITE-DONE marker (%s)\n", t, reason
-			failed++
-		}
-		for (k = 1; k <= n; k++) {
-			c = cases[k]
-			t++
-			if (want[c] == "skip") {
-				printf "ok %d %s # SKIP %s\n", t, c, note[c]
-				continue
-			}
-			if (!(c in obs)) {
-				printf "not ok %d %s # expected \"%s\", not observed\n", t, c, want[c]
-				failed++
-				continue
-			}
-			if (obs[c] == want[c]) {
-				printf "ok %d %s # %s\n", t, c, obs[c]
-			} else {
-				printf "not ok %d %s # expected \"%s\", observed \"%s\"\n", t, c, want[c], obs[c]
-				failed++
-			}
-		}
-		for (k = 1; k <= nseen; k++) {
-			c = seen[k]
-			if (c in known)
-				continue
-			t++
-			printf "not ok %d %s # no expectation, observed \"%s\"\n", t, c, obs[c]
-			failed++
-		}
-		printf "# %d of %d failed\n", failed, total
-		exit failed ? 1 : 0
-	}' "$work/obs.tsv" "$work/expect.tsv" >"$out/verdicts.ktap" && verdict=0 || verdict=$?
 
 cat "$out/verdicts.ktap"
 if [ "$done_ok" != 1 ]; then
