@@ -206,36 +206,11 @@ if [ -n "$busybox" ] && [ "$busybox" != none ]; then
 	fi
 fi
 
-# --- initramfs, without root: gen_init_cpio writes device nodes itself --------
-gen=
-if [ -x "$kbuild/usr/gen_init_cpio" ]; then
-	gen="$kbuild/usr/gen_init_cpio"
-else
-	for src in "$kbuild/source/usr/gen_init_cpio.c" "$kbuild/usr/gen_init_cpio.c"; do
-		if [ -f "$src" ]; then
-			gcc -O2 -o "$work/gen_init_cpio" "$src" ||
-				die "cannot build $src"
-			gen="$work/gen_init_cpio"
-			break
-		fi
-	done
-fi
-[ -n "$gen" ] || die "no usr/gen_init_cpio in $kbuild and no source to build it from"
-
-{
-	echo "dir /dev 0755 0 0"
-	echo "nod /dev/console 0600 0 0 c 5 1"
-	echo "dir /proc 0755 0 0"
-	echo "dir /sys 0755 0 0"
-	echo "dir /tmp 1777 0 0"
-	echo "dir /bin 0755 0 0"
-	echo "file /init $work/init 0755 0 0"
-	echo "file /uc_selftest.ko $work/mod/uc_selftest.ko 0644 0 0"
-	if [ -n "$use_busybox" ]; then
-		echo "file /bin/busybox $use_busybox 0755 0 0"
-	fi
-} >"$work/initramfs.list"
-"$gen" "$work/initramfs.list" | gzip -9 >"$work/initramfs.cpio.gz"
+# --- initramfs, without root (ci/initramfs.sh, shared with the bench) ----------
+initramfs_files=(--file "/uc_selftest.ko=$work/mod/uc_selftest.ko:0644")
+[ -z "$use_busybox" ] || initramfs_files+=(--file "/bin/busybox=$use_busybox")
+bash "$top/ci/initramfs.sh" --kbuild "$kbuild" --out "$work/initramfs.cpio.gz" \
+	--init "$work/init" "${initramfs_files[@]}" || die "initramfs failed"
 
 # --- boot ---------------------------------------------------------------------
 log "booting $image on $qemu (TCG, timeout ${timeout}s, hardened=$hardened)"

@@ -233,8 +233,7 @@ class Choice(Tmp):
         self.assertEqual(self.names(self.kbuild("4.4.1", [], "k3")),
                          ["default", "arch-a"])
 
-    def test_no_release_reads_no_since_or_branch_file(self):
-        self.write("expect/branch-.", "x | y | z\n")
+    def test_no_release_reads_no_since_file(self):
         self.assertEqual(self.names(self.kbuild(), "arch-a arch-b"),
                          ["default", "arch-a", "arch-b"])
 
@@ -260,16 +259,6 @@ class Choice(Tmp):
             self.names(self.kbuild("4.4.1", []), "nonesuch", arch="arm")
         self.assertIn('fix "expect =" in uckit/arches/arm.ini',
                       str(cm.exception))
-
-    def test_branch_files_where_present(self):
-        self.write("expect/branch-4.14", "x | y | z\n")
-        self.write("expect/branch-4.14-arm", "x | y | z\n")
-        self.write("expect/branch-4.14-s390x", "x | y | z\n")
-        self.assertEqual(self.names(self.kbuild("4.14.3", []), "", arch="arm"),
-                         ["default", "since-4.9", "since-4.10", "since-4.13",
-                          "branch-4.14", "branch-4.14-arm"])
-        self.assertEqual(self.names(self.kbuild("4.9.3", [], "k2"), ""),
-                         ["default", "since-4.9"])
 
     def test_extra_files_last_in_order(self):
         one = self.write("one", "x | y | z\n")

@@ -11,9 +11,11 @@ the verdicts that compare the two.
 The files chosen, in order: tests/guest/expect/default; the files the
 arch's "expect =" names (uckit/arches/ARCH.ini; NAME@X.Y only for kernels
 X.Y and later); since-X.Y for every X.Y up to the kernel's branch, in
-version order; branch-X.Y and branch-X.Y-ARCH where they exist; each
---expect FILE.  A file with "requires CONFIG_X" lines counts only where
-the build's .config sets each to y.  The default file describes the table.
+version order; each --expect FILE.  Nothing else is looked for: a
+difference of one branch is a since-X.Y file (it holds for the later
+branches too) or an arch file with NAME@X.Y.  A file with "requires
+CONFIG_X" lines counts only where the build's .config sets each to y.  The
+default file describes the table.
 
 Every file is read as bytes decoded as latin-1 and written back the same
 way: any byte passes through unchanged, and one character is one byte (the
@@ -158,14 +160,10 @@ def choose_files(expect_dir, arch_name, arch_expect, kbuild, extra=()):
     branch = kernel_branch(kbuild)
     names = arch_files(arch_name, arch_expect, branch, kbuild)
     names += since_files(expect_dir, branch)
-    if branch:
-        names += ["branch-" + branch, "branch-%s-%s" % (branch, arch_name)]
     files = [os.path.join(expect_dir, "default")]
     for name in names:
         path = os.path.join(expect_dir, name)
         if not os.path.isfile(path):
-            if name.startswith("branch-"):
-                continue
             raise UserError("no expectation file %s: fix \"expect =\" in "
                             "uckit/arches/%s.ini" % (path, arch_name))
         if requires_met(path, kbuild):
