@@ -5,7 +5,7 @@
 #   ci/boot.sh --arch ARCH --kbuild KBUILD_DIR --image BZIMAGE \
 #       --hardened y|n --out RESULT_DIR [--expect FILE ...] [--timeout SEC] \
 #       [--make-var VAR=VAL ...] [--busybox PATH|none] [--append ARGS] \
-#       [--module UC_SELFTEST_KO] [--verbose] [--keep]
+#       [--module KO_FILE] [--verbose] [--keep]
 #   ci/boot.sh --print-expectations --arch ARCH --kbuild KBUILD_DIR \
 #       --hardened y|n [--expect FILE ...]
 #

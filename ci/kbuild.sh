@@ -4,9 +4,10 @@
 #   ci/kbuild.sh --src TREE --build DIR --arch ARCH --alloc slub|slab \
 #                --hardened y|n [--fragment FILE ...]
 #
-# Config: tinyconfig (allnoconfig where a tree has no tinyconfig), then the
-# fragments from ci/configs/ (base, arch, allocator, hardening, extra ones),
-# then olddefconfig.  Every symbol a fragment sets that the tree's Kconfig
+# Config (ci/kconfig.sh, shared with ci/package.sh): tinyconfig
+# (allnoconfig where a tree has no tinyconfig), then the fragments from
+# ci/configs/ (base, arch, allocator, hardening, extra ones), then
+# olddefconfig.  Every symbol a fragment sets that the tree's Kconfig
 # defines must come out as asked: Kconfig dropping one silently is an error.
 # The source tree is never written to (O= build).
 set -eu
@@ -35,8 +36,8 @@ case "$hardened" in y|n) ;; *) die "HARDENED must be y or n, not '$hardened'" ;;
 
 # shellcheck source=ci/lib.sh
 . "$top/ci/lib.sh"
-# shellcheck source=ci/kconfig-check.sh
-. "$top/ci/kconfig-check.sh"
+# shellcheck source=ci/kconfig.sh
+. "$top/ci/kconfig.sh"
 arch_setup "$arch" || exit 1
 
 mkdir -p "$build"
@@ -67,40 +68,17 @@ else
 	frags+=("$top/ci/configs/nohardened.config")
 fi
 frags+=(${extra[@]+"${extra[@]}"})
-for f in "${frags[@]}"; do
-	[ -f "$f" ] || die "config fragment $f is missing"
-done
 
-if grep -q '^tinyconfig:' "$src/scripts/kconfig/Makefile"; then
-	kmake tinyconfig >/dev/null
-else
-	kmake allnoconfig >/dev/null
-fi
-cat "${frags[@]}" > "$build/uc-fragments.config"
-# merge_config.sh -m merges without running Kconfig; olddefconfig then
-# resolves dependencies (oldnoconfig in trees that predate olddefconfig).
-# 3.4's merge_config.sh has no -O and 3.2 has none: merge the same way
-# here (a fragment's line for a symbol replaces the base's).
-if grep -q -- '"-O")' "$src/scripts/kconfig/merge_config.sh" 2>/dev/null; then
-	(cd "$build" && "$src/scripts/kconfig/merge_config.sh" -m -O "$build" \
-		"$build/.config" "$build/uc-fragments.config" >/dev/null)
-else
-	awk 'function sym(l) { sub(/^# /, "", l); sub(/[= ].*/, "", l); return l }
-	FNR == NR { if ($0 ~ /^(# )?CONFIG_/) set[sym($0)] = 1; next }
-	!(sym($0) in set)' "$build/uc-fragments.config" "$build/.config" \
-		> "$build/.config.uc-merged"
-	cat "$build/uc-fragments.config" >> "$build/.config.uc-merged"
-	mv "$build/.config.uc-merged" "$build/.config"
-fi
-if grep -q 'olddefconfig' "$src/scripts/kconfig/Makefile"; then
-	kmake olddefconfig >/dev/null
-else
-	kmake oldnoconfig >/dev/null
-fi
-
-# Every symbol the fragments ask for and the tree defines must be set so.
-kconfig_check "$src" "$ARCH_SRCARCH" "$build/uc-fragments.config" "$build/.config" ||
-	die "configuration does not match the fragments (see above)"
+# The shared configure step (ci/kconfig.sh): tinyconfig, the fragments,
+# olddefconfig, and every symbol the fragments ask for and the tree
+# defines set so.
+rc=0
+kconfig_resolve kmake "$src" "$ARCH_SRCARCH" "$build" tinyconfig "${frags[@]}" || rc=$?
+case "$rc" in
+0) ;;
+1) die "configuration does not match the fragments (see above)" ;;
+*) die "cannot configure $src (see above)" ;;
+esac
 
 start=$(date +%s)
 read -r -a targets <<<"$ARCH_TARGETS"

@@ -13,6 +13,8 @@
 #                     ARCH_EXPECT ARCH_NEEDS ARCH_DEBARCH ARCH_RPMARCH
 #                     (uckit/arch.py documents each); an unknown or
 #                     unbuildable arch prints why and returns 1
+#   require_packaged ARCH   returns 1, saying which arches are, unless ARCH
+#                     is packaged as .deb/.rpm (packaged = yes)
 uc_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 uckit() {
 	PYTHONPATH="$uc_top${PYTHONPATH:+:$PYTHONPATH}" python3 -m uckit "$@"
@@ -30,4 +32,14 @@ arch_setup() {
 		ARCH_TARGETS ARCH_KCFLAGS ARCH_FRAGMENTS ARCH_QEMU ARCH_QEMU_PKG \
 		ARCH_QEMU_MACHINE ARCH_CONSOLE ARCH_SERIAL2 ARCH_EXPECT ARCH_NEEDS \
 		ARCH_DEBARCH ARCH_RPMARCH
+}
+
+require_packaged() {
+	local packaged
+	packaged=$(uckit arch --list --packaged)
+	case " $packaged " in
+	*" $1 "*) return 0 ;;
+	esac
+	echo "ARCH=$1 is not packaged (packaged arches: $packaged)" >&2
+	return 1
 }

@@ -2,30 +2,35 @@
 # Build distro packages of a hardened kernel: a Debian source package and
 # its .deb, or an SRPM and its .rpm.
 #
-#   ci/package.sh KERNEL ARCH FORMAT OUT [CONFIG]
+#   ci/package.sh [--config-only] KERNEL ARCH FORMAT OUT [CONFIG]
 #
 # KERNEL  as everywhere (4.4.220, 4.4, a tree, a tarball, debian)
-# ARCH    x86_64 | arm64 (cross-built with aarch64-linux-gnu-; no headers
-#         package then, its host programs would be the build machine's)
+# ARCH    an arch whose uckit/arches/ARCH.ini says packaged = yes (x86_64,
+#         arm64); cross-built where the build machine is another arch (no
+#         headers package then, its host programs would be the build
+#         machine's)
 # FORMAT  deb | rpm
 # OUT     directory for the results (created; earlier results of the same
 #         kernel and format in it are replaced)
 # CONFIG  a full .config to start from (a distro config); default: the
 #         minimal test config (tinyconfig + ci/configs/ fragments)
+# --config-only  stop after resolving and checking the config: it is left
+#         in OUT/config-KVER, nothing is packaged
 #
 # The packages carry the pristine upstream tarball plus the exported quilt
-# series (debian/patches, or Patch lines in the spec) and the resolved
-# config; the kernel is built from them by dpkg-buildpackage or rpmbuild,
-# never by the kernel's own deb-pkg/rpm-pkg targets.  The config is
-# packaging/config/*.config and ci/configs/hardened.config merged over the
-# base, then olddefconfig; a symbol the fragments set that comes out
-# otherwise is an error, CONFIG_HARDENED_USERCOPY=y above all.  A tree with
-# the feature natively (KERNEL=debian) is packaged as it is.
+# series (debian/patches, or the series and its patches among the SRPM's
+# sources) and the resolved config; the kernel is built from them by
+# dpkg-buildpackage or rpmbuild, never by the kernel's own deb-pkg/rpm-pkg
+# targets.  The config is made by ci/kconfig.sh's kconfig_resolve (the
+# configure step of ci/kbuild.sh too): packaging/config/*.config and
+# ci/configs/hardened.config merged over the base, then olddefconfig; a
+# symbol the fragments set that comes out otherwise is an error,
+# CONFIG_HARDENED_USERCOPY=y above all.  A tree with the feature natively
+# (KERNEL=debian) is packaged as it is.  docs/packaging.md has the layout.
 #
 # Environment: UC_PKG_REVISION (default 1): the package revision N, giving
 # version UPSTREAM-1ucN (so N+1 upgrades N); DEBEMAIL/DEBFULLNAME (default:
-# the project's address); UC_JOBS (default: nproc); UC_PKG_CONFIG_ONLY=1:
-# stop after resolving and checking the config (OUT/config-KVER).
+# the project's address); UC_JOBS (default: nproc).
 #
 # Results in OUT: the packages (the kernel image package and, in native
 # builds, the headers package: linux-headers-KVER / kernel-hardened-devel),
@@ -38,25 +43,31 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "package: error: $*" >&2; exit 1; }
 log() { echo "package: $*" >&2; }
 
+usage="usage: ci/package.sh [--config-only] KERNEL ARCH FORMAT OUT [CONFIG]"
+config_only=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--config-only) config_only=1; shift ;;
+	--) shift; break ;;
+	-*) die "unknown option $1 ($usage)" ;;
+	*) break ;;
+	esac
+done
 if [ $# -lt 4 ] || [ $# -gt 5 ]; then
-	die "usage: ci/package.sh KERNEL ARCH FORMAT OUT [CONFIG]"
+	die "$usage"
 fi
 kernel=$1 arch=$2 format=$3 out=$4 config=${5:-}
 
 # shellcheck source=ci/lib.sh
 . "$top/ci/lib.sh"
-# shellcheck source=ci/kconfig-check.sh
-. "$top/ci/kconfig-check.sh"
-case "$arch" in
-x86_64) debarch=amd64 rpmarch=x86_64 ;;
-arm64) debarch=arm64 rpmarch=aarch64 ;;
-*) die "ARCH=$arch is not packaged yet (supported: x86_64 arm64)" ;;
-esac
+# shellcheck source=ci/kconfig.sh
+. "$top/ci/kconfig.sh"
 arch_setup "$arch" || exit 1
-karch=$KARCH
-# Cross-built when the build machine is another arch.
+require_packaged "$arch" || exit 1
+# Cross-built when the build machine is another arch (uname -m names
+# arches as rpm does).
 cross=""
-if [ "$(uname -m)" != "$rpmarch" ]; then
+if [ "$(uname -m)" != "$ARCH_RPMARCH" ]; then
 	cross=$CROSS_COMPILE
 	command -v "${cross}gcc" >/dev/null ||
 		die "${cross}gcc not found: apt-get install $ARCH_GCC_PKG"
@@ -91,14 +102,23 @@ tree=$(sed -n 's/^tree=//p' <<<"$info")
 upstream=$(sed -n 's/^version=//p' <<<"$info")
 branch=$(sed -n 's/^branch=//p' <<<"$info")
 state=$(sed -n 's/^state=//p' <<<"$info")
-kver=$upstream-hardened
-version=$upstream-1uc$rev
+# The kernel release: the version and packaging/config/package.config's
+# CONFIG_LOCALVERSION (-hardened), which the config check holds it to.
+localversion=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$top/packaging/config/package.config")
+[ -n "$localversion" ] ||
+	die "packaging/config/package.config sets no CONFIG_LOCALVERSION (the release suffix, -hardened)"
+kver=$upstream$localversion
+release=1uc$rev
+version=$upstream-$release
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$out/work
 rm -rf "$work"
 mkdir -p "$work"
+# The arch's extra compiler flags for kernel and modules, one line (empty
+# for most arches): debian/rules and the spec both read this file.
+printf '%s\n' "$ARCH_KCFLAGS" >"$work/kernel.kcflags"
 
 if [ -x /usr/lib/ccache/gcc ]; then
 	export PATH=/usr/lib/ccache:$PATH
@@ -127,6 +147,11 @@ backport)
 	die "tree $tree is partially hardened (state=$state): start from a pristine tree"
 	;;
 esac
+if [ "$npatches" = 0 ]; then
+	# The spec reads a series in every case: an empty one here.
+	mkdir -p "$work/series"
+	echo "# Linux $upstream: no patches ($state)" >"$work/series/series"
+fi
 
 # Patches in series order, one a line, relative to the series directory.
 series_patches() {
@@ -177,65 +202,45 @@ patched_tree() {
 }
 
 # --- the config -------------------------------------------------------------------
-# resolve_config SRC: writes $work/config from the base and the fragments,
-# run through olddefconfig against the (patched) tree SRC, and checks it.
+# resolve_config SRC: writes $work/config from the base and the fragments
+# against the (patched) tree SRC (ci/kconfig.sh), and checks it.
 resolve_config() {
-	local src=$1 cb=$work/config-build frags f got bad=0
+	local src=$1 cb=$work/config-build base=tinyconfig frags f got rc=0 bad=0
+	rm -rf "$cb"
 	mkdir -p "$cb"
-	cmake() {
-		make -s -C "$src" O="$cb" ARCH="$karch" ${cross:+CROSS_COMPILE="$cross"} \
+	cfgmake() {
+		make -s -C "$src" O="$cb" ARCH="$KARCH" ${cross:+CROSS_COMPILE="$cross"} \
 			LOCALVERSION= "$@"
 	}
 	if [ -z "$config" ]; then
-		if grep -q '^tinyconfig:' "$src/scripts/kconfig/Makefile"; then
-			cmake tinyconfig >/dev/null
-		else
-			cmake allnoconfig >/dev/null
-		fi
 		frags=("$top/ci/configs/base.config")
 		for f in $ARCH_FRAGMENTS; do
 			frags+=("$top/ci/configs/$f.config")
 		done
 		frags+=("$top/ci/configs/slub.config")
 	else
-		cp "$config" "$cb/.config"
+		base=$config
 		frags=("$top/packaging/config/distro.config")
 	fi
 	frags+=("$top/ci/configs/hardened.config" "$top/packaging/config/package.config")
-	for f in "${frags[@]}"; do
-		[ -f "$f" ] || die "config fragment $f is missing"
-	done
-	cat "${frags[@]}" >"$cb/uc-fragments.config"
-	(cd "$cb" && "$src/scripts/kconfig/merge_config.sh" -m -O "$cb" \
-		"$cb/.config" "$cb/uc-fragments.config" >/dev/null)
-	cmake olddefconfig >/dev/null
-
-	kconfig_check "$src" "$ARCH_SRCARCH" "$cb/uc-fragments.config" "$cb/.config" || bad=1
+	kconfig_resolve cfgmake "$src" "$ARCH_SRCARCH" "$cb" "$base" "${frags[@]}" || rc=$?
+	[ "$rc" -le 1 ] || die "cannot configure $src (see above)"
+	[ "$rc" = 0 ] || bad=1
 	grep -qx 'CONFIG_HARDENED_USERCOPY=y' "$cb/.config" || {
 		log "CONFIG_HARDENED_USERCOPY=y is not in the resolved config"; bad=1; }
 	[ "$bad" = 0 ] || die "the resolved config does not match the fragments (see above)"
 	# 4.18+ read CONFIG_LOCALVERSION for kernelrelease from auto.conf,
 	# which only syncconfig writes.
 	if grep -qw syncconfig "$src/scripts/kconfig/Makefile"; then
-		cmake syncconfig >/dev/null
+		cfgmake syncconfig >/dev/null
 	fi
-	got=$(cmake kernelrelease | tail -n1)
+	got=$(cfgmake kernelrelease | tail -n1)
 	[ "$got" = "$kver" ] || die "kernel release is '$got', expected '$kver'"
 	cp "$cb/.config" "$work/config"
 	rm -rf "$cb"
 	log "config: ${config:-minimal test config} + fragments, CONFIG_HARDENED_USERCOPY=y, release $kver"
 }
 
-# subst FILE: the template placeholders filled in, on stdout.
-subst() {
-	sed -e "s|@KVER@|$kver|g" -e "s|@UPSTREAM@|$upstream|g" \
-		-e "s|@VERSION@|$version|g" -e "s|@DEBVERSION@|$version|g" \
-		-e "s|@MAINTAINER@|$maintainer|g" -e "s|@DATE@|$date|g" \
-		-e "s|@ORIGIN@|$origin|g" -e "s|@RELEASE@|1uc$rev|g" \
-		-e "s|@RPMDATE@|$rpmdate|g" -e "s|@KARCH@|$karch|g" -e "s|@RPMARCH@|$rpmarch|g" \
-		-e "s|@IMAGE@|$ARCH_IMAGE|g" -e "s|@TARGET@|${ARCH_IMAGE##*/}|g" \
-		-e "s|@KCFLAGS@|${ARCH_KCFLAGS:+ KCFLAGS=\"$ARCH_KCFLAGS\"}|g" "$1"
-}
 if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
 	date=$(date -R -u -d "@$SOURCE_DATE_EPOCH")
 	rpmdate=$(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a %b %d %Y')
@@ -245,6 +250,21 @@ else
 fi
 
 # --- deb ------------------------------------------------------------------------------
+# The .in files of debian/ are control and changelog, which name the
+# package, its version and the arch; rules reads the rest from the files
+# written beside them.
+# subst FILE: FILE with its @NAMES@ filled in, on stdout.
+subst() {
+	local pair v args=()
+	for pair in "KVER=$kver" "UPSTREAM=$upstream" "VERSION=$version" \
+		"MAINTAINER=$maintainer" "DATE=$date" "ORIGIN=$origin" \
+		"DEBARCH=$ARCH_DEBARCH"; do
+		v=$(printf '%s' "${pair#*=}" | sed 's/[\\|&]/\\&/g')
+		args+=(-e "s|@${pair%%=*}@|$v|g")
+	done
+	sed "${args[@]}" "$1"
+}
+
 build_deb() {
 	local src=$out/linux-hardened-$upstream f
 	rm -rf "$src" "$out"/linux-hardened_"$upstream"* \
@@ -253,10 +273,14 @@ build_deb() {
 	ln "$tarball" "$out/linux-hardened_$upstream.orig.tar.gz"
 	cp -r "$top/packaging/deb/debian" "$src/debian"
 	cp "$top/packaging/install-headers" "$src/debian/install-headers"
-	if [ -n "$ARCH_KCFLAGS" ]; then
-		echo "$ARCH_KCFLAGS" >"$src/debian/kernel.kcflags"
-	fi
-	for f in control changelog postinst prerm postrm; do
+	cp "$work/kernel.kcflags" "$src/debian/kernel.kcflags"
+	{
+		echo "# The arch of this source package, from uckit/arches/$arch.ini"
+		echo "KARCH := $KARCH"
+		echo "SRCARCH := $ARCH_SRCARCH"
+		echo "IMAGE := $ARCH_IMAGE"
+	} >"$src/debian/kernel.arch"
+	for f in control changelog; do
 		subst "$src/debian/$f.in" >"$src/debian/$f"
 		rm "$src/debian/$f.in"
 	done
@@ -273,7 +297,7 @@ build_deb() {
 	t1=$(date +%s)
 	# Cross: the cross profile drops the headers package.
 	(cd "$src" && DEB_BUILD_OPTIONS="parallel=$jobs" \
-		dpkg-buildpackage -us -uc -d -a "$debarch" ${cross:+-Pcross} \
+		dpkg-buildpackage -us -uc -d -a "$ARCH_DEBARCH" ${cross:+-Pcross} \
 		>"$work/build.log" 2>&1) || {
 		tail -n 40 "$work/build.log" >&2
 		die "dpkg-buildpackage failed (full log: $work/build.log)"
@@ -289,14 +313,20 @@ build_deb() {
 }
 
 # --- rpm ------------------------------------------------------------------------------
+# The spec is static (packaging/rpm/kernel-hardened.spec); what differs
+# between builds is in its sources: kernel-hardened.macros (the facts),
+# series and its patches, kernel.kcflags, the config.
 build_rpm() {
-	local topdir=$out/rpmbuild src=$work/config-src spec p n=0 patchlines=""
-	rm -rf "$topdir" "$out"/kernel-hardened-"$upstream"-*.rpm
+	local topdir=$out/rpmbuild src=$work/config-src p
+	rm -rf "$topdir" "$out"/kernel-hardened-"$upstream"-*.rpm \
+		"$out"/kernel-hardened-devel-"$upstream"-*.rpm
 	mkdir -p "$topdir/SOURCES" "$topdir/SPECS"
+	# The spec names each patch by its file name: they sit flat here.
+	cp "$work/series/series" "$topdir/SOURCES/series"
 	while read -r p; do
-		n=$((n + 1))
+		[ ! -e "$topdir/SOURCES/${p##*/}" ] ||
+			die "two patches of the series are named ${p##*/}: the SRPM holds them flat"
 		cp "$work/series/$p" "$topdir/SOURCES/"
-		patchlines+="Patch$n:"$'\t'"$(basename "$p")"$'\n'
 	done < <(series_patches)
 	patched_tree "$src"
 	resolve_config "$src"
@@ -304,24 +334,34 @@ build_rpm() {
 	ln "$tarball" "$topdir/SOURCES/linux-$upstream.tar.gz"
 	cp "$work/config" "$topdir/SOURCES/config-$kver"
 	cp "$top/packaging/install-headers" "$topdir/SOURCES/install-headers"
-	spec=$topdir/SPECS/kernel-hardened.spec
+	cp "$work/kernel.kcflags" "$topdir/SOURCES/kernel.kcflags"
+	# macro NAME VALUE: one line of an rpm macro file (% doubled).
+	macro() { printf '%%%s %s\n' "$1" "${2//'%'/'%%'}"; }
 	{
-		subst "$top/packaging/rpm/kernel-hardened.spec.in" |
-			sed -n '1,/^@PATCHES@$/p' | sed '$d'
-		printf '%s' "$patchlines"
-		subst "$top/packaging/rpm/kernel-hardened.spec.in" |
-			sed -n '/^@PATCHES@$/,$p' | sed '1d'
-	} >"$spec"
+		echo "# kernel-hardened's facts for this build, written by ci/package.sh:"
+		echo "# the spec loads them (rpmbuild --define NAME VALUE overrides one)."
+		macro upstream "$upstream"
+		macro kver "$kver"
+		macro pkgrelease "$release"
+		macro karch "$KARCH"
+		macro srcarch "$ARCH_SRCARCH"
+		macro image "$ARCH_IMAGE"
+		macro rpmarch "$ARCH_RPMARCH"
+		macro packager "$maintainer"
+		macro changelog_date "$rpmdate"
+		macro origin "$origin"
+	} >"$topdir/SOURCES/kernel-hardened.macros"
+	cp "$top/packaging/rpm/kernel-hardened.spec" "$topdir/SPECS/kernel-hardened.spec"
 
 	log "rpmbuild -ba in $topdir"
 	t1=$(date +%s)
 	# --nodeps: BuildRequires name Fedora packages, not in this rpm database.
 	# --noclean: keep BUILD/ (the patched tree and build dir) for modules.
 	# Cross: the compiler prefix, and no -devel (see the spec).
-	rpmbuild -ba --nodeps --noclean --target "$rpmarch" \
+	rpmbuild -ba --nodeps --noclean --target "$ARCH_RPMARCH" \
 		--define "_topdir $topdir" --define "_smp_mflags -j$jobs" \
 		${cross:+--define "cross_compile $cross" --without devel} \
-		"$spec" >"$work/build.log" 2>&1 || {
+		"$topdir/SPECS/kernel-hardened.spec" >"$work/build.log" 2>&1 || {
 		tail -n 40 "$work/build.log" >&2
 		die "rpmbuild failed (full log: $work/build.log)"
 	}
@@ -329,11 +369,14 @@ build_rpm() {
 		ln "$p" "$out/"
 	done
 	kbuild=$topdir/BUILD/linux-$upstream/build
-	results=$(cd "$out" && ls kernel-hardened-"$upstream"-*.rpm)
+	results=$(cd "$out" && for p in kernel-hardened-"$upstream"-*.rpm \
+		kernel-hardened-devel-"$upstream"-*.rpm; do
+		[ ! -e "$p" ] || echo "$p"
+	done)
 }
 
-# UC_PKG_CONFIG_ONLY=1: resolve and check the config, build nothing.
-if [ "${UC_PKG_CONFIG_ONLY:-0}" = 1 ]; then
+# --config-only: resolve and check the config, build nothing.
+if [ "$config_only" = 1 ]; then
 	patched_tree "$work/config-src"
 	resolve_config "$work/config-src"
 	rm -rf "$work/config-src"

@@ -52,7 +52,10 @@ def cmd_audit(args):
 
 def cmd_arch(args):
     if args.list:
-        print(" ".join(arch.names()))
+        names = arch.names()
+        if args.packaged:
+            names = [n for n in names if arch.get(n).packaged == "yes"]
+        print(" ".join(names))
     elif args.name is None:
         raise UserError("arch: give --list or a NAME")
     elif args.get:
@@ -103,6 +106,8 @@ def parser():
     v.add_argument("name", nargs="?")
     v.add_argument("--list", action="store_true",
                    help="the arches that build and boot, in table order")
+    v.add_argument("--packaged", action="store_true",
+                   help="with --list: only those packaged as .deb/.rpm")
     v.add_argument("--get", metavar="KEY", help="print one key's value")
     v = verb("deps", cmd_deps, "the Debian packages the toolkit needs")
     v.add_argument("--packaging", action="store_true",

@@ -45,7 +45,7 @@ DOCUMENT = os.path.join(TOP, "docs", "matrix.md")
 # and how their records are shown: ci/boot-test.sh, tests/run.sh, this
 # module, uckit/plan.py), the rules' own tests, the docs or the records.
 CELL_INPUTS = ("ci/lib.sh", "ci/boot.sh", "ci/kbuild.sh",
-               "ci/kconfig-check.sh", "ci/configs", "uckit", "tests/guest",
+               "ci/kconfig.sh", "ci/configs", "uckit", "tests/guest",
                "patches", "cocci", "series", ":!cocci/tests",
                ":!uckit/matrix.py", ":!uckit/plan.py")
 
