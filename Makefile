@@ -49,11 +49,11 @@ deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
 	command -v python3 >/dev/null || apt-get install -y -qq python3 >/dev/null
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$($(UCKIT) deps --packaging) >/dev/null
 
-boot-all: ## every feasible kernel x arch cell of the cache (hours when cold), then make matrix
-	@UC_BOOT_CELLS=all UC_BOOT_BUDGET=1000000 bash tests/run.sh --only boot; bash ci/matrix.sh --record
+boot-all: ## every feasible kernel x arch cell of the cache (hours when cold), then make matrix-record
+	@$(UCKIT) boot --cells all
 
 boot-stale: ## the cells of boot-all whose newest record did not run the current code, then make matrix-record
-	@UC_BOOT_CELLS=stale UC_BOOT_BUDGET=1000000 bash tests/run.sh --only boot; bash ci/matrix.sh --record
+	@$(UCKIT) boot --cells stale
 
 matrix: ## the support matrix: kernels/matrix.tsv and this machine's newer boot-test results
 	@python3 -m uckit matrix

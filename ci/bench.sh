@@ -33,7 +33,7 @@ trap 'rm -rf "$work"' EXIT
 
 declare -A result
 for h in y n; do
-	build=$(UC_BUILD_ONLY=1 bash "$top/ci/boot-test.sh" "$kernel" "$arch" "$alloc" "$h" | sed -n 's/^build=//p')
+	build=$(bash "$top/ci/boot-test.sh" --build-only "$kernel" "$arch" "$alloc" "$h" | sed -n 's/^build=//p')
 	[ -n "$build" ] || { echo "bench: build failed" >&2; exit 1; }
 	bash "$top/ci/initramfs.sh" --kbuild "$build" --out "$work/initramfs-$h.gz" \
 		--init "$work/bench"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # One boot-test cell: KERNEL x ARCH x ALLOC x HARDENED.
 #
-#   ci/boot-test.sh KERNEL ARCH ALLOC HARDENED
+#   ci/boot-test.sh [--build-only] KERNEL ARCH ALLOC HARDENED
 #
 # Backport trees are applied once per series fingerprint (cached), native
 # trees are used as they are; both are built out of tree (ci/kbuild.sh) and
@@ -9,11 +9,17 @@
 # guest ran the suite and every verdict matched its expectation. Exit 77: no
 # such cell (n/a, recorded with the reason).
 # Results land in $RESULTS (default: the cache's results/ directory).
-# UC_BUILD_ONLY=1 stops after the build and prints "build=DIR".
+# --build-only stops after the build and prints "build=DIR" (ci/bench.sh).
+# How long a cell is expected to take: python3 -m uckit estimate.
 set -eu
 set -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+build_only=0
+if [ "${1:-}" = --build-only ]; then
+	build_only=1
+	shift
+fi
 kernel=${1:?KERNEL}
 arch=${2:?ARCH}
 alloc=${3:?ALLOC}
@@ -29,11 +35,13 @@ info=$(uckit info --kernel "$kernel") || exit 1
 tree=$(sed -n 's/^tree=//p' <<<"$info")
 version=$(sed -n 's/^version=//p' <<<"$info")
 state=$(sed -n 's/^state=//p' <<<"$info")
+# The pristine tree's cache key (uckit/cache.py): its hardened copy is
+# work/KEY, a cell's build and results are KEY-ARCH-ALLOC-hHARDENED.
+key=$(sed -n 's/^key=//p' <<<"$info")
 
-treeid=$(printf %s "$tree" | sha256sum | cut -c1-8)
 # The code this cell tests (the project's commit, "+" if its cell inputs
 # have uncommitted changes): the matrix tells current records from old.
-code=$(bash "$top/ci/matrix.sh" --code)
+code=$(uckit matrix --code)
 
 # A cell's record, for the matrix: key=value words and a "reason:" line.
 # How far it got: applied (yes; already, a tree hardened before; native;
@@ -58,77 +66,32 @@ applied_word() {
 }
 
 # An arch the tree does not have (arm64 before 3.7), or a boot target it
-# cannot build (ARCH_NEEDS: QEMU's arm virt board before 3.9), is no cell:
-# recorded as n/a with the reason, for the matrix; exit 77 (skipped), so
-# no caller mistakes it for a pass.
+# cannot build (needs = in uckit/arches: QEMU's arm virt board before 3.9),
+# is no cell (uckit na says why): recorded as n/a with the reason, for the
+# matrix; exit 77 (skipped), so no caller mistakes it for a pass.
 na_cell() {
-	local na="linux-$version-$treeid-$arch-$alloc-h$hardened"
-	# An estimate for a cell that cannot exist: nothing to wait for.
-	[ "${UC_ESTIMATE:-0}" = 1 ] && { echo 0; exit 0; }
+	local na="$key-$arch-$alloc-h$hardened"
 	write_cell "${RESULTS:-$cache/results}/$na" n/a 0 0 - - - - "$1"
 	echo "boot-test: $na: N/A ($1)"
 	exit 77
 }
-[ -d "$tree/arch/$ARCH_SRCARCH" ] || na_cell "Linux $version has no arch/$ARCH_SRCARCH"
-for need in $ARCH_NEEDS; do
-	what=$(tr _ ' ' <<<"${need#*=}")
-	case "${need%%=*}" in
-	*/*)
-		[ -e "$tree/${need%%=*}" ] ||
-			na_cell "Linux $version has no ${need%%=*}, $what" ;;
-	*)
-		grep -rqsx --include='Kconfig*' "config ${need%%=*}" "$tree/arch/$ARCH_SRCARCH" ||
-			na_cell "Linux $version has no CONFIG_${need%%=*}, $what" ;;
-	esac
-done
-# The hardened copy of a pristine tree ($cache/work/KEY, KEY from the
-# tree's path) is stale when the series changed (its fingerprint) or when
-# anything in the tree changed after it was applied: ctime, which an edit,
-# a rename, a deletion (the directory's) or a fresh extraction all move.
-# Without this a tree edited in place (a vendor patch, a file dropped from
-# a snapshot) kept its old hardened copy: built and booted, but not that tree.
+why=$(uckit na --kernel "$tree" --arch "$arch") || exit 1
+[ -z "$why" ] || na_cell "$why"
+# The hardened copy of a pristine tree ($cache/work/KEY) is stale when the
+# series changed (its fingerprint) or anything in the tree changed after
+# it was applied (uckit copy-stale, the rule the plan's estimate uses).
 fp=$(sed -n 's/^fingerprint=//p' <<<"$info")
-copy_stale() { # copy_stale KEY
-	local stamp="$cache/work/$1.applied"
-	[ "$(cat "$stamp" 2>/dev/null)" = "$fp" ] || return 0
-	[ -n "$(find "$tree" -cnewer "$stamp" -print -quit 2>/dev/null)" ]
-}
-# UC_ESTIMATE=1: print the seconds this cell is expected to take and stop
-# (make check plans its time with it).  Warm, a cell whose tree is applied
-# at the current series and whose image is built takes its last boot time
-# plus UC_BOOT_WARM_S (default 60: make finding little to do); anything
-# else is cold, UC_BOOT_COLD_S (default 900: a tinyconfig build on 2 cores
-# with a cold ccache, as measured on the CI machines).
-if [ "${UC_ESTIMATE:-0}" = 1 ]; then
-	key="linux-$version-$treeid"
-	cell="$key-$arch-$alloc-h$hardened"
-	prev="${RESULTS:-$cache/results}/$cell/cell.txt"
-	boot_s=$(sed -n 's/^build_s=[0-9]* boot_s=\([0-9]*\)$/\1/p' "$prev" 2>/dev/null || true)
-	warm=yes
-	[ -f "$cache/build/$cell/$ARCH_IMAGE" ] && [ -n "$boot_s" ] || warm=no
-	if [ "$state" = none ] && copy_stale "$key"; then
-		warm=no
-	fi
-	if [ "$warm" = yes ]; then
-		echo $((boot_s + ${UC_BOOT_WARM_S:-60}))
-	else
-		echo "${UC_BOOT_COLD_S:-900}"
-	fi
-	exit 0
-fi
-
 case "$state" in
 none)
 	# One hardened copy per pristine tree, at a stable path: when the
 	# series changes it is re-applied in place, so the out-of-tree build
 	# and ccache see the same paths and only rebuild what really changed.
-	key="linux-$version-$treeid"
 	src="$cache/work/$key"
 	mkdir -p "$cache/work"
 	# Two cells of one tree may start together: one applies, one waits.
 	exec 9>"$src.lock"
 	flock 9
-	if copy_stale "$key"; then
+	if uckit copy-stale --kernel "$tree"; then
 		rm -rf "$src.new"
 		if ! uckit apply --kernel "$tree" --out "$src.new" 2>&1 |
 			tee "$cache/work/$key.apply.log"; then
@@ -155,7 +118,6 @@ none)
 	;;
 native|backport)
 	src=$tree
-	key="linux-$version-$treeid"
 	label=$state
 	;;
 *)
@@ -195,22 +157,17 @@ if [ "$rc" != 0 ]; then
 	echo "boot-test: $cell: BUILD FAILED (results in $results)"
 	exit 1
 fi
-if [ "${UC_BUILD_ONLY:-0}" = 1 ]; then
+if [ "$build_only" = 1 ]; then
 	echo "build=$build"
 	exit 0
 fi
 
-# boot.sh reads expect/default, the arch's files (ci/arch.sh) and the
-# branch's (expect/branch-X.Y[-ARCH]) itself.
-expect=()
-if [ -f "$top/tests/guest/expect/alloc-$alloc" ]; then
-	expect+=(--expect "$top/tests/guest/expect/alloc-$alloc")
-fi
-
+# boot.sh chooses the expectation files itself (uckit expect): the
+# allocator changes no verdict.
 rc=0
 bash "$top/ci/boot.sh" --arch "$arch" --kbuild "$build" \
-	--image "$build/$ARCH_IMAGE" --hardened "$hardened" --out "$results" \
-	"${expect[@]}" || rc=$?
+	--image "$build/$ARCH_IMAGE" --hardened "$hardened" --out "$results" ||
+	rc=$?
 t2=$(date +%s)
 # Booted: the guest's init ran and began its report.  Suite: the verdicts
 # that matched, of all (the first one is the suite's completion).

@@ -97,7 +97,7 @@ fi
 
 # shellcheck source=ci/lib.sh
 . "$top/ci/lib.sh"
-arch_setup "$arch" 2>/dev/null || die "unsupported --arch $arch (supported: $UC_ARCHES)"
+arch_setup "$arch" 2>/dev/null || die "unsupported --arch $arch (supported: $uc_arches)"
 qemu=$ARCH_QEMU
 read -r -a qemu_machine <<<"$ARCH_QEMU_MACHINE"
 # ARCH_CONSOLE may name several: one console= each, the last preferred

@@ -5,7 +5,7 @@
 #
 #   uckit VERB ...    python3 -m uckit VERB ... from any directory
 #   $cache            the kernel cache (uckit/cache.py says what is in it)
-#   $UC_ARCHES        the arches that build and boot, in table order
+#   $uc_arches        the arches that build and boot, in table order
 #   arch_setup ARCH   sets and exports KARCH ARCH_SRCARCH CROSS_COMPILE
 #                     ARCH_GCC_PKG ARCH_IMAGE ARCH_TARGETS ARCH_KCFLAGS
 #                     ARCH_FRAGMENTS ARCH_QEMU ARCH_QEMU_PKG
@@ -21,8 +21,8 @@ uckit() {
 }
 # shellcheck disable=SC2034 # used by the scripts that source this
 cache=$(uckit cache)
-UC_ARCHES=$(uckit arch --list)
-export UC_ARCHES
+# shellcheck disable=SC2034 # used by the scripts that source this
+uc_arches=$(uckit arch --list)
 
 arch_setup() {
 	local facts

@@ -6,7 +6,8 @@
 # unit and cocci always run; lint needs checkpatch.pl (from Debian's
 # linux-source-6.1) and shellcheck; trees and boot run for every kernel in
 # the cache and print a SKIP line with the reason for each one that is not.
-# Ends with "N passed, N failed, N skipped".  UC_BOOT=0 skips the boots.
+# Ends with "N passed, N failed, N skipped".  UC_BOOT=0 skips the boots;
+# python3 -m uckit knobs lists every UC_* variable and its default.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +19,7 @@ passed=0 failed=0 skipped=0
 run_start=$(date +%s)
 # The whole run's time budget (boot cells and package tests start only if
 # they fit; see below), and the one test of it.
-check_budget=${UC_CHECK_BUDGET:-2700}
+check_budget=$(uckit knobs --get UC_CHECK_BUDGET) || exit 2
 # over_budget EXPECT START LIMIT NAME WHAT: succeeds, printing why, if
 # EXPECT more seconds would take WHAT (timed from START) past LIMIT.
 over_budget() {
@@ -68,7 +69,7 @@ fi
 if want cocci; then
 	echo "# cocci: semantic patch rule tests"
 	if command -v spatch >/dev/null; then
-		ktap < <(bash "$top/tests/cocci-rules.sh" 2>&1)
+		ktap < <(python3 "$top/tests/cocci_rules.py" 2>&1)
 	else
 		fail "cocci rule tests" "spatch not found: apt-get install coccinelle"
 	fi
@@ -131,154 +132,67 @@ fi
 
 if want boot; then
 	echo "# boot: QEMU boot tests with the in-guest suite"
-	# Every cached backport tree (the branch's default sublevel): SLUB and
-	# SLAB hardened plus the unhardened control on x86_64, SLUB on arm64;
-	# every native tree and Debian's 6.1 (the oracle): hardened and
-	# control on x86_64; every other arch (ci/arch.sh) on 4.4.220,
-	# hardened and control.  Cells already built are only re-checked
-	# (make finds nothing to do).  A cell starts only if its expected
-	# time (ci/boot-test.sh's UC_ESTIMATE: warm, its last boot plus a
-	# minute; cold, UC_BOOT_COLD_S, 900 s) fits in UC_BOOT_BUDGET seconds
-	# of boot testing (default 1500) and in UC_CHECK_BUDGET seconds of
-	# the whole run (default 2700); the others are SKIP lines with the
-	# reason, so CI stays within its time.  UC_BOOT_PLAN=1 prints the
-	# cells and their estimates instead of running them.
-	budget=${UC_BOOT_BUDGET:-1500}
+	# The cells are make check's boot plan (python3 -m uckit plan --cells
+	# ci: uckit/plan.py says which and why), each with its expected time
+	# here (warm, built already: its last boot plus UC_BOOT_WARM_S; cold:
+	# UC_BOOT_COLD_S).  A cell starts only if that fits in UC_BOOT_BUDGET
+	# seconds of boot testing and in UC_CHECK_BUDGET seconds of the whole
+	# run; the others are SKIP lines with the reason, so CI stays within
+	# its time.  Cells already built are only re-checked (make finds
+	# nothing to do).  make boot-all and boot-stale run their plans
+	# without a budget (python3 -m uckit boot).
+	boot_budget=$(uckit knobs --get UC_BOOT_BUDGET) || exit 2
+	boot_on=$(uckit knobs --get UC_BOOT) || exit 2
 	boot_start=$(date +%s)
-	cells=()
-	declare -A listed=()
-	add_cell() {
-		local c
-		for c in "$@"; do
-			[ -n "${listed[$c]:-}" ] && continue
-			listed[$c]=1
-			cells+=("$c")
-		done
-	}
-	is_native() { grep -q '^status: native' "$top/kernels/$1" 2>/dev/null; }
-	is_default() { [ "$1" = "$(sed -n 's/^default: //p' "$top/kernels/${1%.*}" 2>/dev/null)" ]; }
-	if [ "${UC_BOOT:-1}" = 0 ]; then
-		skip "boot tests" "UC_BOOT=0"
-	else
-		# Debian's 6.1 first: the kernel every machine can install
-		# (make run's default), with the upstream implementation the
-		# backport is measured against.
-		if [ -f /usr/src/linux-source-6.1.tar.xz ]; then
-			add_cell "debian x86_64 slub y" "debian x86_64 slub n"
-		else
-			skip "boot-test debian" "apt-get install linux-source-6.1"
+	# boot_cell KERNEL ARCH ALLOC HARDENED ESTIMATE_S: one cell, as a test.
+	boot_cell() {
+		local name="boot-test $1 $2 $3 hardened=$4" why log rc=0
+		if why=$(over_budget "$5" "$boot_start" "$boot_budget" UC_BOOT_BUDGET "boot testing") ||
+			why=$(over_budget "$5" "$run_start" "$check_budget" UC_CHECK_BUDGET "make check"); then
+			skip "$name" "$why"
+			return
 		fi
-		mapfile -t trees < <(cached_trees)
-		for t in ${trees[@]+"${trees[@]}"}; do
-			v=${t#linux-}
-			if is_native "${v%.*}"; then
-				# Native: the suite and its control.
-				add_cell "$v x86_64 slub y" "$v x86_64 slub n"
-				continue
-			fi
-			if [ ! -f "$top/series/${v%.*}" ]; then
-				skip "boot-test $v" "no series for branch ${v%.*}"
-				continue
-			fi
-			# Other sublevels of a branch: apply is enough here
-			# (trees section); make boot-all boots them too.
-			is_default "$v" || continue
-			add_cell "$v x86_64 slub y" "$v x86_64 slab y" "$v x86_64 slub n"
-			# arm64 too where the tree has it: the second arch
-			# distros ship, and the one whose old trees needed
-			# their own compat (dtc, module relocations, BUG()).
-			if [ "$v" != 4.4.220 ] && [ -d "$cache/trees/$t/arch/arm64" ] &&
-				command -v aarch64-linux-gnu-gcc >/dev/null; then
-				add_cell "$v arm64 slub y"
-			fi
-		done
-		# Every other arch on 4.4.220: the feature and its control.
-		if [ -f "$cache/trees/linux-4.4.220/Makefile" ]; then
-			for a in $UC_ARCHES; do
-				[ "$a" = x86_64 ] && continue
-				arch_setup "$a"
-				if ! command -v "${CROSS_COMPILE}gcc" >/dev/null ||
-					! command -v "$ARCH_QEMU" >/dev/null; then
-					skip "boot-test 4.4.220 $a" "apt-get install $ARCH_GCC_PKG $ARCH_QEMU_PKG"
-					continue
-				fi
-				add_cell "4.4.220 $a slub y" "4.4.220 $a slub n"
-				# SLAB too where distros ship it (arm64, as x86_64).
-				[ "$a" = arm64 ] && add_cell "4.4.220 $a slab y"
-			done
-		fi
-		# UC_BOOT_CELLS=all (make boot-all): every arch of every cached
-		# tree, every sublevel, and Debian's 6.1: SLUB hardened, SLAB
-		# on x86_64 and arm64, the control on x86_64.  A cell that
-		# cannot exist (an arch the tree lacks...) is recorded n/a by
-		# boot-test and skipped here.
-		# UC_BOOT_CELLS=stale (make boot-stale): the same cells, less
-		# those whose newest record ran the cell inputs of this checkout
-		# (ci/matrix.sh --current), so a grid too long for one sitting
-		# is finished over several.
-		if [ "${UC_BOOT_CELLS:-ci}" = all ] || [ "${UC_BOOT_CELLS:-ci}" = stale ]; then
-			all=()
-			for t in ${trees[@]+"${trees[@]}"}; do
-				v=${t#linux-}
-				is_native "${v%.*}" || [ -f "$top/series/${v%.*}" ] && all+=("$v")
-			done
-			[ -f /usr/src/linux-source-6.1.tar.xz ] && all+=(debian)
-			for v in ${all[@]+"${all[@]}"}; do
-				add_cell "$v x86_64 slub y" "$v x86_64 slab y" "$v x86_64 slub n"
-				for a in $UC_ARCHES; do
-					[ "$a" = x86_64 ] && continue
-					add_cell "$v $a slub y"
-					[ "$a" = arm64 ] && add_cell "$v $a slab y"
-				done
-			done
-		fi
-		if [ "${UC_BOOT_CELLS:-ci}" = stale ]; then
-			declare -A fresh=()
-			while read -r k a al h; do
-				fresh["$k $a $al $h"]=1
-			done < <(bash "$top/ci/matrix.sh" --current)
-			debian=""
-			[ -f /usr/src/linux-source-6.1.tar.xz ] &&
-				debian=$(uckit info --kernel debian | sed -n 's/^version=//p')
-			stale=()
-			for cell in ${cells[@]+"${cells[@]}"}; do
-				read -r k a al h <<<"$cell"
-				[ "$k" = debian ] && k=$debian
-				[ -n "${fresh["$k $a $al $h"]:-}" ] || stale+=("$cell")
-			done
-			echo "# boot-stale: ${#stale[@]} of ${#cells[@]} cells have no record of the current cell inputs"
-			cells=(${stale[@]+"${stale[@]}"})
-		fi
-	fi
-	for cell in ${cells[@]+"${cells[@]}"}; do
-		read -r k a al h <<<"$cell"
-		expect=$(UC_ESTIMATE=1 bash "$top/ci/boot-test.sh" "$k" "$a" "$al" "$h" 2>/dev/null) || expect=""
-		[ -n "$expect" ] || expect=${UC_BOOT_COLD_S:-900}
-		if [ "${UC_BOOT_PLAN:-0}" = 1 ]; then
-			echo "# plan: boot-test $k $a $al hardened=$h (~${expect}s)"
-			continue
-		fi
-		if why=$(over_budget "$expect" "$boot_start" "$budget" UC_BOOT_BUDGET "boot testing") ||
-			why=$(over_budget "$expect" "$run_start" "$check_budget" UC_CHECK_BUDGET "make check"); then
-			skip "boot-test $k $a $al hardened=$h" "$why"
-			continue
-		fi
+		log="$logdir/boot-$1-$2-$3-$4.log"
+		bash "$top/ci/boot-test.sh" "$1" "$2" "$3" "$4" >"$log" 2>&1 || rc=$?
 		# Exit 77 is a cell that cannot exist (n/a): a skip, not a pass.
-		log="$logdir/boot-$k-$a-$al-$h.log"
-		rc=0
-		bash "$top/ci/boot-test.sh" "$k" "$a" "$al" "$h" >"$log" 2>&1 || rc=$?
 		case "$rc" in
-		0) pass "boot-test $k $a $al hardened=$h" ;;
-		77) skip "boot-test $k $a $al hardened=$h" "$(sed -n 's/^boot-test: .*: N\/A (\(.*\))$/n\/a: \1/p' "$log")" ;;
-		*) fail "boot-test $k $a $al hardened=$h"; sed 's/^/#   /' "$log" | tail -n 60 ;;
+		0) pass "$name" ;;
+		77) skip "$name" "$(sed -n 's/^boot-test: .*: N\/A (\(.*\))$/n\/a: \1/p' "$log")" ;;
+		*) fail "$name"; sed 's/^/#   /' "$log" | tail -n 60 ;;
 		esac
-	done
+	}
+	if [ "$boot_on" = 0 ]; then
+		skip "boot tests" "UC_BOOT=0"
+	elif ! plan=$(uckit plan --cells ci 2>"$logdir/plan.err"); then
+		fail "boot plan" "python3 -m uckit plan --cells ci failed"
+		sed 's/^/#   /' "$logdir/plan.err"
+	else
+		# Plan lines: "# SKIP NAME # REASON", other "# " notes, and
+		# KERNEL ARCH ALLOC HARDENED ESTIMATE_S.
+		mapfile -t lines <<<"$plan"
+		for line in "${lines[@]}"; do
+			case "$line" in
+			"") ;;
+			"# SKIP "*)
+				line=${line#"# SKIP "}
+				skip "${line%% # *}" "${line#* # }" ;;
+			"#"*) echo "$line" ;;
+			*)
+				read -r k a al h est <<<"$line"
+				boot_cell "$k" "$a" "$al" "$h" "$est" ;;
+			esac
+		done
+	fi
 fi
 
 if want packages; then
 	echo "# packages: .deb and .rpm of 4.4.220 (backport) and of KERNEL=debian (6.1, native): x86_64 image and headers (build, lint, install, upgrade, module build, boot, removal), arm64 cross-built (build, lint, contents, install, boot)"
+	packages_on=$(uckit knobs --get UC_PACKAGES) || exit 2
+	packages_debian=$(uckit knobs --get UC_PACKAGES_DEBIAN) || exit 2
+	packages_arm64=$(uckit knobs --get UC_PACKAGES_ARM64) || exit 2
+	package_cold=$(uckit knobs --get UC_PACKAGE_COLD_S) || exit 2
 	pkernels=()
-	if [ "${UC_PACKAGES:-1}" = 0 ]; then
+	if [ "$packages_on" = 0 ]; then
 		skip "package tests" "UC_PACKAGES=0"
 	else
 		if [ -f "$cache/trees/linux-4.4.220/Makefile" ]; then
@@ -286,7 +200,7 @@ if want packages; then
 		else
 			skip "package tests 4.4.220" "linux-4.4.220 is not in the kernel cache"
 		fi
-		if [ "${UC_PACKAGES_DEBIAN:-1}" = 0 ]; then
+		if [ "$packages_debian" = 0 ]; then
 			skip "package tests debian" "UC_PACKAGES_DEBIAN=0"
 		elif [ -f /usr/src/linux-source-6.1.tar.xz ]; then
 			pkernels+=(debian)
@@ -298,14 +212,14 @@ if want packages; then
 	# ccache, an hour and more on a machine that has built nothing yet.
 	# A test starts only if make check, with what it is expected to take
 	# (its last duration on this machine, kept in the cache, else
-	# UC_PACKAGE_COLD_S, default 2400 s), stays within UC_CHECK_BUDGET
-	# seconds (default 2700), so a cold machine's CI run still ends in
-	# time; the rest are SKIP lines with the reason.
+	# UC_PACKAGE_COLD_S), stays within UC_CHECK_BUDGET seconds, so a cold
+	# machine's CI run still ends in time; the rest are SKIP lines with the
+	# reason.  python3 -m uckit knobs gives the defaults.
 	timings="$cache/timings"
 	package_test() {
 		local id expect t0 why
 		id=$(printf '%s' "$*" | tr -c 'A-Za-z0-9.' _)
-		expect=$(cat "$timings/package-$id.s" 2>/dev/null || echo "${UC_PACKAGE_COLD_S:-2400}")
+		expect=$(cat "$timings/package-$id.s" 2>/dev/null || echo "$package_cold")
 		if why=$(over_budget "$expect" "$run_start" "$check_budget" UC_CHECK_BUDGET "make check"); then
 			skip "package tests $*" "$why"
 			return
@@ -319,7 +233,7 @@ if want packages; then
 		for format in deb rpm; do
 			package_test --kernel "$k" --format "$format"
 		done
-		if [ "${UC_PACKAGES_ARM64:-1}" = 0 ]; then
+		if [ "$packages_arm64" = 0 ]; then
 			skip "arm64 package tests $k" "UC_PACKAGES_ARM64=0"
 			continue
 		fi

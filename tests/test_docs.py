@@ -154,6 +154,16 @@ class Readme(unittest.TestCase):
                          % ", ".join("make " + v for v in missing))
 
 
+class Testing(unittest.TestCase):
+    def test_every_unit_test_file_has_a_row(self):
+        """docs/testing.md names every tests/test_*.py."""
+        with open(os.path.join(TOP, "docs", "testing.md")) as f:
+            text = f.read()
+        for name in sorted(os.listdir(os.path.join(TOP, "tests"))):
+            if name.startswith("test_") and name.endswith(".py"):
+                self.assertIn("`%s`" % name, text)
+
+
 class Links(unittest.TestCase):
     def test_relative_links_exist(self):
         bad = []

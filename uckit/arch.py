@@ -37,7 +37,7 @@ from . import UserError
 
 DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "arches")
 
-# Shell names of the keys (ci/arch.sh's arch_setup exports these).
+# Shell names of the keys (ci/lib.sh's arch_setup exports these).
 SHELL = (("karch", "KARCH"), ("srcarch", "ARCH_SRCARCH"),
          ("cross_compile", "CROSS_COMPILE"), ("packages", "ARCH_GCC_PKG"),
          ("image", "ARCH_IMAGE"), ("targets", "ARCH_TARGETS"),
@@ -67,7 +67,7 @@ class Arch:
         return not self.unbuildable
 
     def shell(self):
-        """KEY=value lines for the shell (ci/arch.sh evaluates them)."""
+        """KEY=value lines for the shell (ci/lib.sh evaluates them)."""
         out = []
         for key, var in SHELL:
             value = self.fields.get(key, "")

@@ -1,5 +1,480 @@
-"""(being written)"""
+"""The boot plan: which boot-test cells make check (--cells ci), make
+boot-all (all) and make boot-stale (stale) run, in order, and how long each
+is expected to take on this machine.
+
+  plan --cells ci|all|stale      one line a cell: KERNEL ARCH ALLOC
+                                 HARDENED ESTIMATE_S; "# SKIP NAME # REASON"
+                                 for a cell that cannot be planned here,
+                                 other "# " lines say what the plan did
+  estimate --kernel K --arch A --alloc S --hardened y|n
+                                 the seconds one cell is expected to take
+  boot --cells all|stale|ci      run the plan's cells (ci/boot-test.sh) one
+                                 after another, then record the matrix
+
+A cell's KERNEL is the version of a pristine tree in the cache
+(trees/linux-X.Y.Z) or "debian" (Debian's linux-source-6.1).  tests/run.sh
+applies make check's budgets (UC_BOOT_BUDGET, UC_CHECK_BUDGET) to the plan;
+`boot` has none."""
+
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import TOP, UserError, apply, arch, cache, knobs, series, source
+
+Cell = collections.namedtuple("Cell", "kernel arch alloc hardened")
+
+# Debian's 6.1 source: the kernel every machine can install, with the
+# upstream implementation the backport is measured against.
+DEBIAN_TARBALL = "/usr/src/linux-source-6.1.tar.xz"
+# The tree make check boots on every arch (feature and control).
+ARCH_TREE = "4.4.220"
+# 'KERNEL ARCH ALLOC HARDENED' of each cell whose newest record ran this
+# checkout's cell inputs (make boot-stale leaves those out).
+CURRENT_CELLS = (sys.executable, "-m", "uckit", "matrix", "--current")
+# Writes this machine's newest records into kernels/matrix.tsv (boot ends so).
+MATRIX_RECORD = (sys.executable, "-m", "uckit", "matrix", "--record")
+BOOT_TEST = os.path.join(TOP, "ci", "boot-test.sh")
+
+
+class Plan:
+    """Cells in run order, each once; SKIP lines (name, reason) for the
+    cells that cannot be planned here; notes on what the plan did."""
+
+    def __init__(self):
+        self.cells = []
+        self.skips = []
+        self.notes = []
+
+    def add(self, kernel, arch_name, *variants):
+        """Cells KERNEL ARCH ALLOC HARDENED, VARIANTS as "slub y" words."""
+        for variant in variants:
+            cell = Cell(kernel, arch_name, *variant.split())
+            if cell not in self.cells:
+                self.cells.append(cell)
+
+    def skip(self, name, reason):
+        self.skips.append((name, reason))
+
+
+# ------------------------------------------------------------ the cells
+
+def cached_versions():
+    """The versions of the pristine trees in the cache (trees/linux-X.Y.Z
+    with a Makefile), in name order: those the manifests name, and any
+    other sublevel someone put there."""
+    trees = cache.path("trees")
+    try:
+        names = sorted(os.listdir(trees))
+    except FileNotFoundError:
+        return []
+    return [n[len("linux-"):] for n in names if n.startswith("linux-")
+            and os.path.isfile(os.path.join(trees, n, "Makefile"))]
+
+
+def branch(version):
+    """X.Y of X.Y.Z (a tree's directory name, not its Makefile)."""
+    return version.rsplit(".", 1)[0]
+
+
+def is_native(version, mans):
+    return mans.get(branch(version), {}).get("status") == "native"
+
+
+def has_series(version):
+    return os.path.isfile(os.path.join(TOP, "series", branch(version)))
+
+
+def is_default(version, mans):
+    return mans.get(branch(version), {}).get("default") == version
+
+
+def have_debian():
+    return os.path.isfile(DEBIAN_TARBALL)
+
+
+def tree_dir(version):
+    return cache.path("trees", "linux-" + version)
+
+
+def can_cross(facts, qemu=True):
+    """Whether the arch's cross compiler (and, with QEMU, its QEMU) is on
+    PATH."""
+    return shutil.which(facts.cross_compile + "gcc") is not None and \
+        (not qemu or shutil.which(facts.qemu) is not None)
+
+
+def ci_cells(plan, versions, mans):
+    """make check's cells: Debian's 6.1 hardened and control; every cached
+    native tree the same; the default sublevel of every backport branch
+    SLUB, SLAB and control on x86_64, and SLUB on arm64 where the tree has
+    arm64 and the cross compiler is here; every other arch on ARCH_TREE,
+    feature and control (SLAB too on arm64)."""
+    if have_debian():
+        plan.add("debian", "x86_64", "slub y", "slub n")
+    else:
+        plan.skip("boot-test debian", "apt-get install linux-source-6.1")
+    arm64 = arch.get("arm64")
+    for v in versions:
+        if is_native(v, mans):
+            plan.add(v, "x86_64", "slub y", "slub n")
+        elif not has_series(v):
+            plan.skip("boot-test " + v, "no series for branch " + branch(v))
+        elif is_default(v, mans):
+            # Other sublevels: the trees section applies them; boot-all
+            # boots them.
+            plan.add(v, "x86_64", "slub y", "slab y", "slub n")
+            # arm64: the second arch distros ship, and the one whose old
+            # trees needed their own compat (dtc, relocations, BUG()).
+            # Without its QEMU the cell fails: installed with the compiler
+            # (make deps).
+            if v != ARCH_TREE and can_cross(arm64, qemu=False) and \
+                    os.path.isdir(os.path.join(tree_dir(v), "arch", "arm64")):
+                plan.add(v, "arm64", "slub y")
+    if os.path.isfile(os.path.join(tree_dir(ARCH_TREE), "Makefile")):
+        arch_tree_cells(plan)
+
+
+def arch_tree_cells(plan):
+    """Every arch but x86_64 on ARCH_TREE: feature and control, SLAB too on
+    arm64 (distros ship it there, as on x86_64)."""
+    for name in arch.names():
+        if name == "x86_64":
+            continue
+        facts = arch.get(name)
+        if not can_cross(facts):
+            plan.skip("boot-test %s %s" % (ARCH_TREE, name),
+                      "apt-get install %s %s" % (facts.packages,
+                                                 facts.qemu_package))
+            continue
+        plan.add(ARCH_TREE, name, "slub y", "slub n")
+        if name == "arm64":
+            plan.add(ARCH_TREE, name, "slab y")
+
+
+def all_cells(plan, versions, mans):
+    """make boot-all's cells, after make check's: every arch of every
+    cached tree with a series or native support, and of Debian's 6.1: SLUB
+    hardened; SLAB on x86_64 and arm64; the control on x86_64.  A cell
+    that cannot exist (an arch the tree lacks) is boot-test's n/a."""
+    kernels = [v for v in versions if is_native(v, mans) or has_series(v)]
+    if have_debian():
+        kernels.append("debian")
+    for k in kernels:
+        plan.add(k, "x86_64", "slub y", "slab y", "slub n")
+        for name in arch.names():
+            if name == "x86_64":
+                continue
+            plan.add(k, name, "slub y")
+            if name == "arm64":
+                plan.add(k, name, "slab y")
+
+
+def current_cells():
+    """The cells whose newest record ran this checkout's cell inputs, as
+    (KERNEL, ARCH, ALLOC, HARDENED) with KERNEL a version."""
+    r = subprocess.run(CURRENT_CELLS, cwd=TOP, capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise UserError("cannot list the current records (%s): %s"
+                        % (" ".join(CURRENT_CELLS), r.stderr.strip()))
+    return {tuple(line.split()) for line in r.stdout.splitlines()
+            if len(line.split()) == 4}
+
+
+def debian_version():
+    try:
+        return apply.prepare("debian")[1]
+    except UserError:
+        return None
+
+
+def drop_current(plan, current):
+    """Leaves out the cells in CURRENT ("debian" is its version)."""
+    version = debian_version() if have_debian() else None
+    total = len(plan.cells)
+    plan.cells = [c for c in plan.cells if
+                  (version if c.kernel == "debian" else c.kernel,
+                   c.arch, c.alloc, c.hardened) not in current]
+    plan.notes.append("boot-stale: %d of %d cells have no record of the "
+                      "current cell inputs" % (len(plan.cells), total))
+
+
+def make_plan(which, current=current_cells):
+    """The plan of --cells WHICH (ci, all, stale)."""
+    plan, versions, mans = Plan(), cached_versions(), source.manifests()
+    ci_cells(plan, versions, mans)
+    if which in ("all", "stale"):
+        all_cells(plan, versions, mans)
+    if which == "stale":
+        drop_current(plan, current())
+    return plan
+
+
+# ---------------------------------------------------------- the estimate
+
+def na_reason(tree, version, facts):
+    """Why TREE has no cell for the arch FACTS, or None: no arch/SRCARCH,
+    or a boot target it cannot build (needs).  ci/boot-test.sh records
+    such a cell n/a by the same rule."""
+    archdir = os.path.join(tree, "arch", facts.srcarch)
+    if not os.path.isdir(archdir):
+        return "Linux %s has no arch/%s" % (version, facts.srcarch)
+    for need in facts.needs.split():
+        key, _, what = need.partition("=")
+        what = what.replace("_", " ")
+        if "/" in key:
+            if not os.path.exists(os.path.join(tree, key)):
+                return "Linux %s has no %s, %s" % (version, key, what)
+        elif not kconfig_defines(archdir, key):
+            return "Linux %s has no CONFIG_%s, %s" % (version, key, what)
+    return None
+
+
+def kconfig_defines(directory, symbol):
+    """Whether a Kconfig* file under DIRECTORY has the line 'config SYMBOL'."""
+    want = "config " + symbol
+    for parent, _, files in os.walk(directory):
+        for name in files:
+            if name.startswith("Kconfig") and has_line(
+                    os.path.join(parent, name), want):
+                return True
+    return False
+
+
+def has_line(path, line):
+    try:
+        with open(path, errors="replace") as f:
+            return any(text.rstrip("\n") == line for text in f)
+    except OSError:
+        return False
+
+
+def last_boot_s(cell):
+    """The boot+suite seconds of CELL's newest record here, or None."""
+    try:
+        with open(os.path.join(cache.results_dir(), cell, "cell.txt")) as f:
+            m = re.search(r"^build_s=\d* boot_s=(\d+)$", f.read(), re.M)
+    except OSError:
+        return None
+    return int(m.group(1)) if m else None
+
+
+def changed_since(tree, ns):
+    """Whether anything in TREE (itself included) has a ctime after NS:
+    an edit, a rename, a deletion (the directory's) or a fresh extraction
+    all move it."""
+    if os.lstat(tree).st_ctime_ns > ns:
+        return True
+    for parent, dirs, files in os.walk(tree):
+        for name in dirs + files:
+            try:
+                if os.lstat(os.path.join(parent, name)).st_ctime_ns > ns:
+                    return True
+            except FileNotFoundError:
+                continue
+    return False
+
+
+def copy_stale(tree, version):
+    """Whether the hardened copy of TREE (cache work/KEY) must be applied
+    again: its stamp (KEY.applied) names another series fingerprint, or
+    the tree changed after the stamp was written."""
+    stamp = cache.path("work", cache.tree_key(version, tree) + ".applied")
+    try:
+        with open(stamp) as f:
+            applied = f.read().rstrip("\n")
+        ns = os.stat(stamp).st_mtime_ns
+    except OSError:
+        return True
+    return applied != series.fingerprint(version) or changed_since(tree, ns)
+
+
+class Estimates:
+    """The seconds each cell is expected to take here.  Warm (its image is
+    built, it booted before, and a backport's hardened copy is not stale):
+    its last boot plus UC_BOOT_WARM_S, make finding little to do.  Anything
+    else is cold, UC_BOOT_COLD_S: a tinyconfig build on 2 cores with a
+    cold ccache.  A cell that cannot exist takes 0.  A tree is resolved and
+    checked once per instance, so one plan sees one state of the cache."""
+
+    def __init__(self):
+        self.cold = knobs.number("UC_BOOT_COLD_S")
+        self.warm = knobs.number("UC_BOOT_WARM_S")
+        self._trees = {}
+        self._stale = {}
+
+    def tree(self, kernel):
+        """(tree, version, state) of KERNEL."""
+        if kernel not in self._trees:
+            self._trees[kernel] = apply.prepare(kernel)
+        return self._trees[kernel]
+
+    def stale(self, tree, version):
+        if tree not in self._stale:
+            self._stale[tree] = copy_stale(tree, version)
+        return self._stale[tree]
+
+    def seconds(self, cell):
+        """CELL's estimate; a UserError if its kernel or arch is unknown."""
+        facts = arch.get(cell.arch)
+        tree, version, state = self.tree(cell.kernel)
+        if na_reason(tree, version, facts):
+            return 0
+        key = cache.cell_key(version, tree, cell.arch, cell.alloc,
+                             cell.hardened)
+        boot_s = last_boot_s(key)
+        if boot_s is None or \
+                not os.path.isfile(cache.path("build", key, facts.image)):
+            return self.cold
+        if state == "none" and self.stale(tree, version):
+            return self.cold
+        return boot_s + self.warm
+
+    def planned(self, cell):
+        """CELL's estimate in a plan: cold when it cannot be made (boot-test
+        then says why)."""
+        try:
+            return self.seconds(cell)
+        except UserError:
+            return self.cold
+
+
+# ------------------------------------------------------------ the verbs
+
+def comment_lines(plan):
+    """The plan's SKIP lines, then its notes."""
+    return ["# SKIP %s # %s" % s for s in plan.skips] + \
+        ["# " + n for n in plan.notes]
+
+
+def cell_lines(plan, estimates):
+    return ["%s %d" % (" ".join(c), estimates.planned(c)) for c in plan.cells]
+
+
+def cmd_plan(args):
+    plan = make_plan(args.cells)
+    print("\n".join(comment_lines(plan) + cell_lines(plan, Estimates())))
+
+
+def cmd_estimate(args):
+    print(Estimates().seconds(Cell(args.kernel, args.arch, args.alloc,
+                                   args.hardened)))
+
+
+def cmd_na(args):
+    """Why the cell of KERNEL on ARCH cannot exist, or nothing."""
+    src, version, _ = apply.prepare(args.kernel)
+    print(na_reason(src, version, arch.get(args.arch)) or "")
+
+
+def cmd_copy_stale(args):
+    """Exit 0 if KERNEL's hardened copy must be applied again, else 1."""
+    src, version, _ = apply.prepare(args.kernel)
+    return 0 if copy_stale(src, version) else 1
+
+
+def cell_name(cell):
+    return "%s %s %s hardened=%s" % cell
+
+
+def run_cell(cell, log):
+    """ci/boot-test.sh on CELL, its output in LOG: PASS, FAIL or N/A."""
+    with open(log, "w") as f:
+        rc = subprocess.run(["bash", BOOT_TEST] + list(cell), cwd=TOP,
+                            stdin=subprocess.DEVNULL, stdout=f,
+                            stderr=subprocess.STDOUT).returncode
+    # Exit 77 is a cell that cannot exist (recorded n/a), not a pass.
+    return {0: "PASS", 77: "N/A"}.get(rc, "FAIL")
+
+
+def na_line(log):
+    with open(log, errors="replace") as f:
+        m = re.search(r"^boot-test: .*: N/A \((.*)\)$", f.read(), re.M)
+    return ": " + m.group(1) if m else ""
+
+
+def log_tail(log, n=60):
+    with open(log, errors="replace") as f:
+        return ["#   " + line.rstrip("\n") for line in f.readlines()[-n:]]
+
+
+def boot_cells(cells, logdir):
+    """Runs CELLS one after another, a progress line each; returns the
+    count of each verdict."""
+    counts = collections.Counter()
+    for i, cell in enumerate(cells, 1):
+        print("[%d/%d] %s ..." % (i, len(cells), cell_name(cell)), end=" ",
+              flush=True)
+        log = os.path.join(logdir, "%d.log" % i)
+        t0 = time.monotonic()
+        verdict = run_cell(cell, log)
+        counts[verdict] += 1
+        print("%s (%d s)%s" % (verdict, time.monotonic() - t0,
+                               na_line(log) if verdict == "N/A" else ""),
+              flush=True)
+        if verdict == "FAIL":
+            print("\n".join(log_tail(log)), flush=True)
+    return counts
+
+
+def cmd_boot(args):
+    plan = make_plan(args.cells)
+    estimates = Estimates()
+    for line in comment_lines(plan):
+        print(line)
+    expect = sum(estimates.planned(c) for c in plan.cells)
+    print("boot: %d cells (--cells %s), ~%d s expected"
+          % (len(plan.cells), args.cells, expect), flush=True)
+    t0 = time.monotonic()
+    logdir = tempfile.mkdtemp(prefix="uc-boot-")
+    try:
+        counts = boot_cells(plan.cells, logdir)
+    finally:
+        shutil.rmtree(logdir, ignore_errors=True)
+    print("boot: %d passed, %d failed, %d n/a of %d cells in %d s"
+          % (counts["PASS"], counts["FAIL"], counts["N/A"], len(plan.cells),
+             time.monotonic() - t0), flush=True)
+    recorded = subprocess.run(MATRIX_RECORD, cwd=TOP).returncode == 0
+    return 0 if counts["FAIL"] == 0 and recorded else 1
 
 
 def register(sub):
     """Adds this module's verbs to the command line (uckit.cli)."""
+    v = sub.add_parser(
+        "plan", help="the boot-test cells of make check, boot-all or "
+        "boot-stale, each with its expected seconds",
+        description="the boot-test cells of make check (ci), make boot-all "
+        "(all) or make boot-stale (stale): KERNEL ARCH ALLOC HARDENED "
+        "ESTIMATE_S lines, '# SKIP NAME # REASON' for those that cannot be "
+        "planned here")
+    v.add_argument("--cells", required=True, choices=("ci", "all", "stale"))
+    v.set_defaults(func=cmd_plan)
+    text = "the seconds one boot-test cell is expected to take here"
+    v = sub.add_parser("estimate", help=text, description=text)
+    v.add_argument("--kernel", required=True)
+    v.add_argument("--arch", required=True)
+    v.add_argument("--alloc", required=True, choices=("slub", "slab"))
+    v.add_argument("--hardened", required=True, choices=("y", "n"))
+    v.set_defaults(func=cmd_estimate)
+    text = "boot-test every cell of a plan, one after another (no budget), " \
+        "then record the matrix"
+    v = sub.add_parser("boot", help=text, description=text)
+    v.add_argument("--cells", required=True, choices=("all", "stale", "ci"))
+    v.set_defaults(func=cmd_boot)
+    text = "why the cell of KERNEL on ARCH cannot exist (n/a), or nothing"
+    v = sub.add_parser("na", help=text, description=text)
+    v.add_argument("--kernel", required=True)
+    v.add_argument("--arch", required=True)
+    v.set_defaults(func=cmd_na)
+    text = "exit 0 if the hardened copy of KERNEL is stale (series " \
+        "fingerprint or tree changed since it was applied), else 1"
+    v = sub.add_parser("copy-stale", help=text, description=text)
+    v.add_argument("--kernel", required=True)
+    v.set_defaults(func=cmd_copy_stale)
+    knobs.register(sub)

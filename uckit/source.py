@@ -29,7 +29,7 @@ def manifests():
     out = {}
     for path in sorted(glob.glob(os.path.join(TOP, "kernels", "*"))):
         # Branch manifests are named X.Y; kernels/matrix.tsv is the
-        # boot-test record (ci/matrix.sh).
+        # boot-test record (uckit/matrix.py).
         if re.match(r"^\d+\.\d+$", os.path.basename(path)):
             out[os.path.basename(path)] = read_manifest(path)
     return out

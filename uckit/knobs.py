@@ -1,0 +1,102 @@
+"""The environment variables the toolkit reads, in one table: each UC_*
+name any script, test or module of the project reads is declared here with
+its default and what it does (tests/test_knobs.py holds the code to this).
+Modes are options and verbs, not variables: a knob only tunes a run (a
+budget, a default, a debugging aid) or leaves a slow part out of it.
+`python3 -m uckit knobs` prints the table."""
+
+import collections
+import os
+
+from . import UserError
+
+Knob = collections.namedtuple("Knob", "name default what")
+
+KNOBS = (
+    # make check's time (tests/run.sh and the plan's estimates).
+    Knob("UC_CHECK_BUDGET", "2700",
+         "seconds for the whole of make check: a boot cell or package test "
+         "starts only if its estimate fits in what is left"),
+    Knob("UC_BOOT_BUDGET", "1500",
+         "seconds for make check's boot section: a cell starts only if its "
+         "estimate fits in what is left"),
+    Knob("UC_BOOT_COLD_S", "900",
+         "the estimate of a boot cell not built here yet (or whose hardened "
+         "copy is stale)"),
+    Knob("UC_BOOT_WARM_S", "60",
+         "added to a built cell's last boot time for its estimate"),
+    Knob("UC_PACKAGE_COLD_S", "2400",
+         "the estimate of a package test never run on this machine"),
+    # What make check leaves out.
+    Knob("UC_BOOT", "1", "0: make check runs no boot tests"),
+    Knob("UC_PACKAGES", "1", "0: make check runs no package tests"),
+    Knob("UC_PACKAGES_ARM64", "1",
+         "0: make check runs no arm64 package tests"),
+    Knob("UC_PACKAGES_DEBIAN", "1",
+         "0: make check runs no package tests of KERNEL=debian"),
+    Knob("UC_LINTIAN_SOURCE", "0",
+         "1: the package tests run lintian on the source package too "
+         "(over 15 minutes)"),
+    # Builds and boots.
+    Knob("UC_JOBS", "nproc", "parallel jobs of a package build"),
+    Knob("UC_PKG_REVISION", "1",
+         "the package revision N: version UPSTREAM-1ucN, N+1 upgrades N"),
+    Knob("UC_QEMU_ARGS", "",
+         "extra QEMU arguments for a boot test (-s: gdbstub on tcp::1234)"),
+    Knob("UC_INIT_CC", "${CROSS_COMPILE}gcc",
+         "the compiler of the guest's init"),
+    Knob("UC_CHECKPATCH_IGNORE", "",
+         "checkpatch message types tests/checkpatch.sh waives for a file "
+         "(comma-separated)"),
+)
+
+BY_NAME = {k.name: k for k in KNOBS}
+
+
+def knob(name):
+    """The declared knob NAME; reading an undeclared one is a bug here."""
+    if name not in BY_NAME:
+        raise KeyError("%s is not declared in uckit/knobs.py" % name)
+    return BY_NAME[name]
+
+
+def get(name):
+    """NAME's value: the environment's, else (unset or empty) its default;
+    a whole number wherever the default is one."""
+    k = knob(name)
+    value = os.environ.get(name) or k.default
+    if k.default.isdigit() and not value.isdigit():
+        raise UserError("%s=%s: give a whole number (default %s)"
+                        % (name, value, k.default))
+    return value
+
+
+def number(name):
+    """NAME's value as a number (its default is one)."""
+    return int(get(name))
+
+
+def table():
+    """The knobs as aligned NAME DEFAULT WHAT lines."""
+    width = max(len(k.name) for k in KNOBS)
+    dwidth = max(len(k.default or "''") for k in KNOBS)
+    return ["%-*s  %-*s  %s" % (width, k.name, dwidth, k.default or "''",
+                                k.what) for k in KNOBS]
+
+
+def cmd_knobs(args):
+    if args.get:
+        print(get(args.get))
+    else:
+        print("\n".join(table()))
+
+
+def register(sub):
+    """Adds this module's verbs to the command line (uckit.cli)."""
+    text = "the environment variables the toolkit reads: name, default, " \
+        "what each does"
+    v = sub.add_parser("knobs", help=text, description=text)
+    v.add_argument("--get", metavar="NAME", choices=sorted(BY_NAME),
+                   help="print NAME's value here (the environment's, else "
+                   "the default)")
+    v.set_defaults(func=cmd_knobs)
