@@ -65,7 +65,7 @@ bench: ## instructions per stat() and pipe write+read, hardened vs off (QEMU -ic
 	@bash ci/bench.sh '$(KERNEL)' '$(ARCH)' '$(ALLOC)'
 
 check: ## the tests (unit, semantic patch, real trees in the cache, boots)
-	@bash tests/run.sh
+	@bash tests/check.sh
 
 lint: ## checkpatch on the kernel C, shellcheck on the scripts
-	@bash tests/run.sh --only lint
+	@bash tests/check.sh --only lint

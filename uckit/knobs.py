@@ -13,7 +13,7 @@ from . import UserError
 Knob = collections.namedtuple("Knob", "name default what")
 
 KNOBS = (
-    # make check's time (tests/run.sh and the plan's estimates).
+    # make check's time (tests/check.sh and the plan's estimates).
     Knob("UC_CHECK_BUDGET", "2700",
          "seconds for the whole of make check: a boot cell or package test "
          "starts only if its estimate fits in what is left"),

@@ -42,7 +42,7 @@ DOCUMENT = os.path.join(TOP, "docs", "matrix.md")
 # What decides a cell's outcome, as git pathspecs: the series and what it
 # applies, the build (configs, arch facts, kbuild), the guest suite and
 # its expectations, and the boot.  Not the orchestration (which cells run
-# and how their records are shown: ci/boot-test.sh, tests/run.sh, this
+# and how their records are shown: ci/boot-test.sh, tests/check.sh, this
 # module, uckit/plan.py), the rules' own tests, the docs or the records.
 CELL_INPUTS = ("ci/lib.sh", "ci/boot.sh", "ci/kbuild.sh",
                "ci/kconfig.sh", "ci/configs", "uckit", "tests/guest",

@@ -12,7 +12,7 @@ is expected to take on this machine.
                                  after another, then record the matrix
 
 A cell's KERNEL is the version of a pristine tree in the cache
-(trees/linux-X.Y.Z) or "debian" (Debian's linux-source-6.1).  tests/run.sh
+(trees/linux-X.Y.Z) or "debian" (Debian's linux-source-6.1).  tests/check.sh
 applies make check's budgets (UC_BOOT_BUDGET, UC_CHECK_BUDGET) to the plan;
 `boot` has none."""
 

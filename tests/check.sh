@@ -1,7 +1,7 @@
 #!/bin/bash
 # The test suite: `make check`.
 #
-#   tests/run.sh [--only unit|cocci|lint|trees|boot|packages]
+#   tests/check.sh [--only unit|cocci|lint|trees|boot|packages]
 #
 # unit and cocci always run; lint needs checkpatch.pl (from Debian's
 # linux-source-6.1) and shellcheck; trees and boot run for every kernel in
