@@ -119,14 +119,17 @@ if want trees; then
 	[ "${#trees[@]}" -gt 0 ] || skip "real-tree apply" "no kernel tree in $cache/trees (see README: kernel cache)"
 	for t in ${trees[@]+"${trees[@]}"}; do
 		v=${t#linux-}
-		b=${v%.*}
-		if grep -q '^status: native' "$top/kernels/$b" 2>/dev/null; then
-			check "apply leaves native $v untouched" bash "$top/tests/native-noop.sh" "$cache/trees/$t"
-		elif [ -f "$top/series/$b" ]; then
-			check "apply+audit+export $v" bash "$top/tests/tree-roundtrip.sh" "$cache/trees/$t"
-		else
-			skip "apply $v" "no series for branch $b yet (kernels/$b)"
+		# What the tree is decides the test (uckit info's state: native
+		# or hardened before, or a backport target with a series).
+		if ! info=$(uckit info --kernel "$cache/trees/$t" 2>"$logdir/info.err"); then
+			skip "apply $v" "$(sed -n '1s/^error: //p' "$logdir/info.err")"
+			continue
 		fi
+		case "$(sed -n 's/^state=//p' <<<"$info")" in
+		none) check "apply+audit+export $v" bash "$top/tests/tree-roundtrip.sh" "$cache/trees/$t" ;;
+		native | backport) check "apply leaves hardened $v untouched" bash "$top/tests/native-noop.sh" "$cache/trees/$t" ;;
+		*) fail "apply $v" "$cache/trees/$t is partly hardened: not a pristine tree" ;;
+		esac
 	done
 fi
 
