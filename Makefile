@@ -67,5 +67,5 @@ bench: ## instructions per stat() and pipe write+read, hardened vs off (QEMU -ic
 check: ## the tests (unit, semantic patch, real trees in the cache, boots)
 	@bash tests/check.sh
 
-lint: ## checkpatch on the kernel C, shellcheck on the scripts
+lint: ## checkpatch on the kernel C, shellcheck on the scripts, pyflakes on the Python
 	@bash tests/check.sh --only lint

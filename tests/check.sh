@@ -76,7 +76,7 @@ if want cocci; then
 fi
 
 if want lint; then
-	echo "# lint: checkpatch on the kernel C, shellcheck on the scripts"
+	echo "# lint: checkpatch on the kernel C, shellcheck on the scripts, pyflakes on the Python"
 	cp_pl=$(bash "$top/tests/checkpatch.sh" --where 2>/dev/null)
 	if [ -n "$cp_pl" ]; then
 		# Kernel C that lands in trees: no waivers.
@@ -101,6 +101,11 @@ if want lint; then
 		done < <(find "$top/ci" "$top/tests" "$top/.ci" -name '*.sh' -o -name run -path '*/.ci/*' | sort)
 	else
 		skip "shellcheck" "shellcheck not found: apt-get install shellcheck"
+	fi
+	if command -v pyflakes3 >/dev/null; then
+		check "pyflakes uckit tests" pyflakes3 "$top/uckit" "$top"/tests/*.py
+	else
+		skip "pyflakes" "pyflakes3 not found: apt-get install pyflakes3"
 	fi
 fi
 

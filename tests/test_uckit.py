@@ -8,15 +8,13 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 import unittest
 from unittest import mock
 
-from helpers import TOP, Base, mini_tree, native_tree, tree_key  # noqa: E402,F401
+from helpers import TOP, Base, mini_tree, native_tree
 
-import uckit  # noqa: E402
-from uckit import arch, cache, cocci, kconfig, patching  # noqa: E402,F401
-from uckit import series, source  # noqa: E402
+import uckit
+from uckit import cache, cocci, kconfig, patching, series, source
 
 
 class Errors(Base):

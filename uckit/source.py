@@ -97,7 +97,7 @@ def download(url, dest):
         with urllib.request.urlopen(url, timeout=30) as r, \
                 open(tmp, "wb") as f:
             shutil.copyfileobj(r, f)
-    except OSError as e:
+    except OSError:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
