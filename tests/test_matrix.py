@@ -322,6 +322,15 @@ class Tables(unittest.TestCase):
         self.assertNotIn("uckit/matrix.py", files)
         self.assertNotIn("uckit/plan.py", files)
         self.assertNotIn("kernels/matrix.tsv", files)
+        # Every step a cell runs after boot-test.sh decided to run it is
+        # an input; the scripts that are not cell steps are named here.
+        steps = subprocess.run(["git", "-C", TOP, "ls-files", "ci"],
+                               capture_output=True, text=True,
+                               check=True).stdout.split()
+        others = {"ci/boot-test.sh", "ci/bench.sh", "ci/package.sh"}
+        for f in steps:
+            if f not in others and not f.startswith("ci/configs/"):
+                self.assertIn(f, files)
 
     def test_docs_matrix_is_make_matrix_record(self):
         # docs/matrix.md is what make matrix-record writes for the

@@ -41,13 +41,16 @@ DOCUMENT = os.path.join(TOP, "docs", "matrix.md")
 
 # What decides a cell's outcome, as git pathspecs: the series and what it
 # applies, the build (configs, arch facts, kbuild), the guest suite and
-# its expectations, and the boot.  Not the orchestration (which cells run
-# and how their records are shown: ci/boot-test.sh, tests/check.sh, this
-# module, uckit/plan.py), the rules' own tests, the docs or the records.
-CELL_INPUTS = ("ci/lib.sh", "ci/boot.sh", "ci/kbuild.sh",
+# its expectations, and the boot (its initramfs included).  Not the
+# orchestration (which cells run, when, and how their records are shown:
+# ci/boot-test.sh, tests/check.sh, this module, uckit/plan.py, make run's
+# uckit/job.py, the budgets of uckit/knobs.py), the rules' own tests, the
+# docs or the records.
+CELL_INPUTS = ("ci/lib.sh", "ci/boot.sh", "ci/initramfs.sh", "ci/kbuild.sh",
                "ci/kconfig.sh", "ci/configs", "uckit", "tests/guest",
                "patches", "cocci", "series", ":!cocci/tests",
-               ":!uckit/matrix.py", ":!uckit/plan.py")
+               ":!uckit/matrix.py", ":!uckit/plan.py", ":!uckit/job.py",
+               ":!uckit/knobs.py")
 
 # The columns of the records file, in order.
 FIELDS = ("kernel", "arch", "alloc", "hardened", "state", "result",
