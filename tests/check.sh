@@ -194,27 +194,21 @@ if want boot; then
 fi
 
 if want packages; then
-	echo "# packages: .deb and .rpm of 4.4.220 (backport) and of KERNEL=debian (6.1, native): x86_64 image and headers (build, lint, install, upgrade, module build, boot, removal), arm64 cross-built (build, lint, contents, install, boot)"
+	echo "# packages: .deb and .rpm of the newest backport and of KERNEL=debian (6.1, native): image and headers on the host arch (build, lint, install, upgrade, module build, boot, removal), the other distro arches cross-built (build, lint, contents, install, boot)"
 	packages_on=$(uckit knobs --get UC_PACKAGES) || exit 2
 	packages_debian=$(uckit knobs --get UC_PACKAGES_DEBIAN) || exit 2
 	packages_arm64=$(uckit knobs --get UC_PACKAGES_ARM64) || exit 2
 	package_cold=$(uckit knobs --get UC_PACKAGE_COLD_S) || exit 2
-	pkernels=()
+	# The package plan (python3 -m uckit plan --cells packages): the newest
+	# backport's default version and Debian's 6.1, on every arch distros
+	# ship (uckit/arches: packaged = yes), the host's natively.
+	plines=()
 	if [ "$packages_on" = 0 ]; then
 		skip "package tests" "UC_PACKAGES=0"
+	elif ! pplan=$(uckit plan --cells packages); then
+		fail "package plan" "python3 -m uckit plan --cells packages failed"
 	else
-		if [ -f "$cache/trees/linux-4.4.220/Makefile" ]; then
-			pkernels+=(4.4.220)
-		else
-			skip "package tests 4.4.220" "linux-4.4.220 is not in the kernel cache"
-		fi
-		if [ "$packages_debian" = 0 ]; then
-			skip "package tests debian" "UC_PACKAGES_DEBIAN=0"
-		elif [ -f /usr/src/linux-source-6.1.tar.xz ]; then
-			pkernels+=(debian)
-		else
-			skip "package tests debian" "apt-get install linux-source-6.1"
-		fi
+		mapfile -t plines <<<"$pplan"
 	fi
 	# Each package test builds whole distro kernels: minutes with a warm
 	# ccache, an hour and more on a machine that has built nothing yet.
@@ -237,16 +231,28 @@ if want packages; then
 		mkdir -p "$timings"
 		echo $(( $(date +%s) - t0 )) >"$timings/package-$id.s"
 	}
-	for k in ${pkernels[@]+"${pkernels[@]}"}; do
-		for format in deb rpm; do
-			package_test --kernel "$k" --format "$format"
-		done
-		if [ "$packages_arm64" = 0 ]; then
-			skip "arm64 package tests $k" "UC_PACKAGES_ARM64=0"
+	for line in ${plines[@]+"${plines[@]}"}; do
+		case "$line" in
+		"# SKIP "*)
+			line=${line#"# SKIP "}
+			skip "${line%% # *}" "${line#* # }"
+			continue ;;
+		esac
+		read -r k a how <<<"$line"
+		if [ "$k" = debian ] && [ "$packages_debian" = 0 ]; then
+			skip "package tests debian $a" "UC_PACKAGES_DEBIAN=0"
+			continue
+		fi
+		if [ "$how" = cross ] && [ "$packages_arm64" = 0 ]; then
+			skip "$a package tests $k" "UC_PACKAGES_ARM64=0"
 			continue
 		fi
 		for format in deb rpm; do
-			package_test --kernel "$k" --arch arm64 --format "$format"
+			if [ "$how" = native ]; then
+				package_test --kernel "$k" --format "$format"
+			else
+				package_test --kernel "$k" --arch "$a" --format "$format"
+			fi
 		done
 	done
 fi

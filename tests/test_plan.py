@@ -5,6 +5,7 @@ plan (uckit/plan.py), and the time make check plans for each."""
 import contextlib
 import io
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ from unittest import mock
 
 from helpers import TOP, Base, mini_tree, native_tree, tree_key  # noqa: E402
 
-from uckit import UserError, arch, cache, plan  # noqa: E402
+from uckit import UserError, arch, cache, plan, source  # noqa: E402
 from uckit.plan import Cell  # noqa: E402
 
 TIMES = {"UC_BOOT_COLD_S": "901", "UC_BOOT_WARM_S": "50"}
@@ -204,6 +205,20 @@ class Plans(Base):
         os.unlink(cache.path("trees", "linux-4.4.220", "Makefile"))
         self.assertEqual(self.cells(plan.make_plan("ci"))[-1],
                          "4.9.337 x86_64 slub n")
+
+    def test_packages(self):
+        """make check's package tests: the newest backport's default
+        version (4.4.220, from kernels/) and Debian's 6.1, on the host arch
+        natively and the other packaged arches cross."""
+        mans = source.manifests()
+        self.assertEqual(plan.package_lines(mans), [
+            "# SKIP package tests debian # apt-get install linux-source-6.1",
+            "4.4.220 x86_64 native", "4.4.220 arm64 cross"])
+        self.with_debian()
+        shutil.rmtree(cache.path("trees", "linux-4.4.220"))
+        self.assertEqual(plan.package_lines(mans), [
+            "# SKIP package tests 4.4.220 # linux-4.4.220 is not in the "
+            "kernel cache", "debian x86_64 native", "debian arm64 cross"])
 
     def test_all(self):
         """make check's cells first, then every arch of every tree with a

@@ -32,8 +32,6 @@ Cell = collections.namedtuple("Cell", "kernel arch alloc hardened")
 # Debian's 6.1 source: the kernel every machine can install, with the
 # upstream implementation the backport is measured against.
 DEBIAN_TARBALL = "/usr/src/linux-source-6.1.tar.xz"
-# The tree make check boots on every arch (feature and control).
-ARCH_TREE = "4.4.220"
 # 'KERNEL ARCH ALLOC HARDENED' of each cell whose newest record ran this
 # checkout's cell inputs (make boot-stale leaves those out).
 CURRENT_CELLS = (sys.executable, "-m", "uckit", "matrix", "--current")
@@ -94,6 +92,28 @@ def is_default(version, mans):
     return mans.get(branch(version), {}).get("default") == version
 
 
+def newest_backport(mans):
+    """The default version of the newest backport branch (kernels/X.Y with
+    status backport): the tree make check boots on every arch and
+    packages."""
+    branches = [b for b, m in mans.items() if m.get("status") == "backport"]
+    newest = max(branches, key=lambda b: [int(x) for x in b.split(".")])
+    return mans[newest]["default"]
+
+
+def host_arch():
+    """The build machine's arch (no cross compiler): the controls and the
+    full SLUB/SLAB/control set of every branch run there."""
+    return [a.name for a in arch.all_arches()
+            if a.buildable and not a.cross_compile][0]
+
+
+def distro_arches():
+    """The arches distros ship kernels for (packaged = yes in their data):
+    SLAB cells and packages are made for them."""
+    return [a.name for a in arch.all_arches() if a.packaged == "yes"]
+
+
 def have_debian():
     return os.path.isfile(DEBIAN_TARBALL)
 
@@ -110,68 +130,76 @@ def can_cross(facts, qemu=True):
 
 
 def ci_cells(plan, versions, mans):
-    """make check's cells: Debian's 6.1 hardened and control; every cached
-    native tree the same; the default sublevel of every backport branch
-    SLUB, SLAB and control on x86_64, and SLUB on arm64 where the tree has
-    arm64 and the cross compiler is here; every other arch on ARCH_TREE,
-    feature and control (SLAB too on arm64)."""
+    """make check's cells: Debian's 6.1 hardened and control on the host
+    arch; every cached native tree the same; the default sublevel of every
+    backport branch SLUB, SLAB and control on the host arch, and SLUB on
+    the other distro arches (arm64) where the tree has the arch and the
+    cross compiler is here; every other arch on the newest backport's
+    default version, feature and control (SLAB too on distro arches)."""
+    host, arch_tree = host_arch(), newest_backport(mans)
     if have_debian():
-        plan.add("debian", "x86_64", "slub y", "slub n")
+        plan.add("debian", host, "slub y", "slub n")
     else:
         plan.skip("boot-test debian", "apt-get install linux-source-6.1")
-    arm64 = arch.get("arm64")
     for v in versions:
         if is_native(v, mans):
-            plan.add(v, "x86_64", "slub y", "slub n")
+            plan.add(v, host, "slub y", "slub n")
         elif not has_series(v):
             plan.skip("boot-test " + v, "no series for branch " + branch(v))
         elif is_default(v, mans):
             # Other sublevels: the trees section applies them; boot-all
             # boots them.
-            plan.add(v, "x86_64", "slub y", "slab y", "slub n")
+            plan.add(v, host, "slub y", "slab y", "slub n")
+            if v == arch_tree:
+                continue
             # arm64: the second arch distros ship, and the one whose old
             # trees needed their own compat (dtc, relocations, BUG()).
             # Without its QEMU the cell fails: installed with the compiler
             # (make deps).
-            if v != ARCH_TREE and can_cross(arm64, qemu=False) and \
-                    os.path.isdir(os.path.join(tree_dir(v), "arch", "arm64")):
-                plan.add(v, "arm64", "slub y")
-    if os.path.isfile(os.path.join(tree_dir(ARCH_TREE), "Makefile")):
-        arch_tree_cells(plan)
+            for name in distro_arches():
+                facts = arch.get(name)
+                if name != host and can_cross(facts, qemu=False) and \
+                        os.path.isdir(os.path.join(tree_dir(v), "arch",
+                                                   facts.srcarch)):
+                    plan.add(v, name, "slub y")
+    if os.path.isfile(os.path.join(tree_dir(arch_tree), "Makefile")):
+        arch_tree_cells(plan, arch_tree)
 
 
-def arch_tree_cells(plan):
-    """Every arch but x86_64 on ARCH_TREE: feature and control, SLAB too on
-    arm64 (distros ship it there, as on x86_64)."""
+def arch_tree_cells(plan, arch_tree):
+    """Every arch but the host's on ARCH_TREE (the newest backport): feature and control, SLAB
+    too on the distro arches."""
+    host, distro = host_arch(), distro_arches()
     for name in arch.names():
-        if name == "x86_64":
+        if name == host:
             continue
         facts = arch.get(name)
         if not can_cross(facts):
-            plan.skip("boot-test %s %s" % (ARCH_TREE, name),
+            plan.skip("boot-test %s %s" % (arch_tree, name),
                       "apt-get install %s %s" % (facts.packages,
                                                  facts.qemu_package))
             continue
-        plan.add(ARCH_TREE, name, "slub y", "slub n")
-        if name == "arm64":
-            plan.add(ARCH_TREE, name, "slab y")
+        plan.add(arch_tree, name, "slub y", "slub n")
+        if name in distro:
+            plan.add(arch_tree, name, "slab y")
 
 
 def all_cells(plan, versions, mans):
     """make boot-all's cells, after make check's: every arch of every
     cached tree with a series or native support, and of Debian's 6.1: SLUB
-    hardened; SLAB on x86_64 and arm64; the control on x86_64.  A cell
-    that cannot exist (an arch the tree lacks) is boot-test's n/a."""
+    hardened; SLAB on the distro arches; the control on the host arch.  A
+    cell that cannot exist (an arch the tree lacks) is boot-test's n/a."""
+    host, distro = host_arch(), distro_arches()
     kernels = [v for v in versions if is_native(v, mans) or has_series(v)]
     if have_debian():
         kernels.append("debian")
     for k in kernels:
-        plan.add(k, "x86_64", "slub y", "slab y", "slub n")
+        plan.add(k, host, "slub y", "slab y", "slub n")
         for name in arch.names():
-            if name == "x86_64":
+            if name == host:
                 continue
             plan.add(k, name, "slub y")
-            if name == "arm64":
+            if name in distro:
                 plan.add(k, name, "slab y")
 
 
@@ -357,7 +385,34 @@ def cell_lines(plan, estimates):
     return ["%s %d" % (" ".join(c), estimates.planned(c)) for c in plan.cells]
 
 
+def package_lines(mans):
+    """make check's package tests: "KERNEL ARCH native|cross" lines, the
+    host arch first, for the newest backport's default version (if its
+    tree is cached) and Debian's 6.1; "# SKIP NAME # REASON" otherwise."""
+    out, kernels = [], []
+    version = newest_backport(mans)
+    if os.path.isfile(os.path.join(tree_dir(version), "Makefile")):
+        kernels.append(version)
+    else:
+        out.append("# SKIP package tests %s # linux-%s is not in the kernel "
+                   "cache" % (version, version))
+    if have_debian():
+        kernels.append("debian")
+    else:
+        out.append("# SKIP package tests debian # apt-get install "
+                   "linux-source-6.1")
+    host = host_arch()
+    arches = sorted(distro_arches(), key=lambda a: a != host)
+    for k in kernels:
+        out += ["%s %s %s" % (k, a, "native" if a == host else "cross")
+                for a in arches]
+    return out
+
+
 def cmd_plan(args):
+    if args.cells == "packages":
+        print("\n".join(package_lines(source.manifests())))
+        return
     plan = make_plan(args.cells)
     print("\n".join(comment_lines(plan) + cell_lines(plan, Estimates())))
 
@@ -453,7 +508,9 @@ def register(sub):
         "(all) or make boot-stale (stale): KERNEL ARCH ALLOC HARDENED "
         "ESTIMATE_S lines, '# SKIP NAME # REASON' for those that cannot be "
         "planned here")
-    v.add_argument("--cells", required=True, choices=("ci", "all", "stale"))
+    v.add_argument("--cells", required=True,
+                   choices=("ci", "all", "stale", "packages"),
+                   help="packages: make check's package tests instead")
     v.set_defaults(func=cmd_plan)
     text = "the seconds one boot-test cell is expected to take here"
     v = sub.add_parser("estimate", help=text, description=text)
