@@ -24,7 +24,7 @@ deps: ## install what the toolkit needs from Debian's archive (root)
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$($(UCKIT) deps) >/dev/null
 
 apply: ## hardened copy of KERNEL in OUT (atomic, audited, idempotent)
-	@$(UCKIT) apply --kernel '$(KERNEL)' --out '$(OUT)'
+	@$(UCKIT) apply --kernel '$(KERNEL)' --out '$(OUT)' --arch '$(ARCH)'
 
 export: ## quilt series for KERNEL in OUT (patches with headers + series)
 	@$(UCKIT) export --kernel '$(KERNEL)' --out '$(OUT)'

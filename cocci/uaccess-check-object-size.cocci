@@ -40,17 +40,27 @@ virtual report
 # x86: 3.x defines copy_from_user() in uaccess_64.h and uaccess_32.h, 4.x
 # in uaccess.h; i386's copy_to_user() is out of line and reaches the wired
 # __copy_to_user_inatomic().
-# arm64: before 4.6 __copy_{from,to}_user() are the assembly routines
-# themselves, so only copy_{from,to}_user() can be wired (upstream wired the
-# inline wrappers it introduced later).
+# x86 _nocache: TCP sendmsg with NOCACHE_COPY and the page cache write
+# path copy through __copy_from_user_nocache() and its _inatomic variant;
+# i386 has its own __copy_from_user_inatomic() body.
+# arm, arm64: __copy_{from,to}_user() are inline wrappers in front of the
+# assembly (upstream's since 4.3 on arm; before that, and on arm64 before
+# 4.8, uaccess-asm-entry-wrappers.cocci and the series' rename steps put
+# them there).  They are wired; __copy_{from,to}_user_inatomic() are
+# #define aliases of them, and copy_{from,to}_user() reach the assembly
+# only through them (VIA: audited, not given a second check).
 # s390: from 3.15 the routines are out of line, in arch/s390/lib/uaccess.c;
 # before, __copy_{from,to}_user() are inline in asm/uaccess.h and dispatch
 # through a table of function pointers (uaccess.copy_from_user(), one
 # implementation per CPU facility), so the check goes into the inline
 # routine, ahead of the dispatch, and every implementation is covered.
-# A third element marks a routine some trees implement in assembly, where
-# it cannot be wired: the audit reports it as a "gap" instead of failing.
-ASM = "assembly in this tree: only its inline callers are checked"
+# A third element is either VIA, followed by the wired routine the body
+# must call (checked there, once), or a note on a routine that is a macro.
+# Not listed, by decision (docs/checker.md): copy_in_user() (both sides are
+# user memory), strncpy_from_user() and the checksum copies (upstream
+# never checked them), copy_from_user_nmi() (perf's stack walk, no kernel
+# object), get_user()/put_user() (constant sizes).
+VIA = "via"
 MACRO = "a macro in this tree: see patches/hardening/ia64-copy-from-user-macro-check.patch"
 def hdr(arch, name):
 	return "arch/%s/include/asm/%s" % (arch, name)
@@ -65,19 +75,26 @@ ARCHES = {
 		"__copy_from_user_nocheck": ("to", [hdr("x86", "uaccess_64.h")]),
 		"__copy_to_user_nocheck": ("from", [hdr("x86", "uaccess_64.h")]),
 		"__copy_from_user": ("to", [hdr("x86", "uaccess_32.h")]),
+		"__copy_from_user_inatomic": ("to", [hdr("x86", "uaccess_32.h")]),
 		"__copy_to_user_inatomic": ("from", [hdr("x86", "uaccess_32.h")]),
+		"__copy_from_user_nocache": ("to", X86[1:]),
+		"__copy_from_user_inatomic_nocache": ("to", X86[1:]),
 	},
 	"arm": {
-		"__copy_from_user": ("to", [hdr("arm", "uaccess.h")], ASM),
-		"__copy_to_user": ("from", [hdr("arm", "uaccess.h")], ASM),
-		"copy_from_user": ("to", [hdr("arm", "uaccess.h")]),
-		"copy_to_user": ("from", [hdr("arm", "uaccess.h")]),
+		"__copy_from_user": ("to", [hdr("arm", "uaccess.h")]),
+		"__copy_to_user": ("from", [hdr("arm", "uaccess.h")]),
+		"copy_from_user": ("to", [hdr("arm", "uaccess.h")], VIA,
+				   "__copy_from_user"),
+		"copy_to_user": ("from", [hdr("arm", "uaccess.h")], VIA,
+				 "__copy_to_user"),
 	},
 	"arm64": {
-		"__copy_from_user": ("to", [hdr("arm64", "uaccess.h")], ASM),
-		"__copy_to_user": ("from", [hdr("arm64", "uaccess.h")], ASM),
-		"copy_from_user": ("to", [hdr("arm64", "uaccess.h")]),
-		"copy_to_user": ("from", [hdr("arm64", "uaccess.h")]),
+		"__copy_from_user": ("to", [hdr("arm64", "uaccess.h")]),
+		"__copy_to_user": ("from", [hdr("arm64", "uaccess.h")]),
+		"copy_from_user": ("to", [hdr("arm64", "uaccess.h")], VIA,
+				   "__copy_from_user"),
+		"copy_to_user": ("from", [hdr("arm64", "uaccess.h")], VIA,
+				 "__copy_to_user"),
 	},
 	"powerpc": {
 		"copy_from_user": ("to", [hdr("powerpc", "uaccess.h")]),
@@ -90,6 +107,7 @@ ARCHES = {
 					  hdr("sparc", "uaccess_64.h")]),
 		"copy_to_user": ("from", [hdr("sparc", "uaccess_32.h"),
 					  hdr("sparc", "uaccess_64.h")]),
+		"__copy_from_user": ("to", [hdr("sparc", "uaccess_32.h")]),
 		"__copy_to_user": ("from", [hdr("sparc", "uaccess_32.h")]),
 	},
 	"s390": {
@@ -117,12 +135,22 @@ seen_files = set()
 wired = {}	# (file, function) -> line of its check_object_size() call
 late_checks = set()	# (file, function) whose check comes after a copy
 defined = {}	# (file, routine) -> line, for every listed routine found
+calls = {}	# (file, function) -> the listed routines its body calls
+
+def is_via(p, f):
+	for table in ARCHES.values():
+		w = table.get(f)
+		if w is not None and len(w) > 3 and w[2] == VIA and \
+		   p[0].file in w[1]:
+			return True
+	return False
 
 def wanted(p, f, side):
 	seen_files.add(p[0].file)
 	for table in ARCHES.values():
 		w = table.get(f)
-		if w is not None and w[0] == side and p[0].file in w[1]:
+		if w is not None and w[0] == side and p[0].file in w[1] and \
+		   not (len(w) > 3 and w[2] == VIA):
 			return True
 	for (arch, helper), subs in INSTEAD.items():
 		w = ARCHES[arch][helper]
@@ -158,12 +186,52 @@ c << existing.c;
 @@
 wired[(c[0].file, c[0].current_element)] = c[0].line
 
+// Calls of listed routines, by the function they sit in: a VIA routine
+// must reach the copy through its wired routine.
+@listed_call@
+identifier g =~ "^__copy_(from|to)_user$";
+position c;
+@@
+g@c(...)
+
+@script:python depends on listed_call@
+g << listed_call.g;
+c << listed_call.c;
+@@
+calls.setdefault((c[0].file, c[0].current_element), set()).add(g)
+
+// VIA routines are inlined like the wired ones (a constant size stays
+// constant at the check in the routine they call).
+@via_cand@
+identifier f;
+position p;
+@@
+f@p(...) { ... }
+
+@script:python depends on via_cand@
+f << via_cand.f;
+p << via_cand.p;
+@@
+seen_files.add(p[0].file)
+if is_via(p, f):
+	defined[(p[0].file, f)] = p[0].line
+else:
+	cocci.include_match(False)
+
+@via_inline depends on patch@
+identifier via_cand.f;
+@@
+- inline
++ __always_inline
+  f(...) { ... }
+
 // A check that follows a declaration which already copied (an earlier
-// version of this rule did that on sparc64) is too late: the audit says
-// UNWIRED.
+// version of this rule did that on sparc64) or opened user access (arm
+// 4.3/4.4, before this rule split such declarations) is too late: the
+// audit says UNWIRED.
 @late@
 identifier f, ret;
-identifier g =~ "copy";
+identifier g =~ "copy|uaccess";
 type T;
 expression list es;
 position p;
@@ -215,13 +283,39 @@ identifier from_cand.f;
   f(...) { ... }
 
 // A declaration that already copies (sparc64 before 4.4: "unsigned long
-// ret = ___copy_from_user(...);") is split, so the check still comes
-// before any data moves; the rules below then find the check in place.
-@from_initcopy depends on patch@
+// ret = ___copy_from_user(...);") or opens user access (arm 4.3+:
+// "unsigned int __ua_flags = uaccess_save_and_enable();") is split, so
+// the check comes before any data moves, with the user domain still
+// closed; the rules below then find the check in place.
+// The same for a call with no arguments (an empty expression list
+// would print as "g(  )").
+@from_initcall depends on patch@
 identifier from_cand.f, from_cand.dst, from_cand.src, from_cand.n;
 type T1, T2, T3, T;
 identifier ret;
-identifier g =~ "copy";
+identifier g =~ "copy|uaccess";
+statement S;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
+... when any
+    when != S
+  T ret
+- = g()
+  ;
++
++	check_object_size(dst, n, false);
++	ret = g();
+S
+...
+}
+
+@from_initcopy depends on patch && !from_initcall@
+identifier from_cand.f, from_cand.dst, from_cand.src, from_cand.n;
+type T1, T2, T3, T;
+identifier ret;
+identifier g =~ "copy|uaccess";
 expression list es;
 statement S;
 symbol false, true;
@@ -241,7 +335,7 @@ S
 }
 
 // The call goes after the declarations, else first thing in the body.
-@from_decls depends on patch && !from_initcopy@
+@from_decls depends on patch && !from_initcall && !from_initcopy@
 identifier from_cand.f, from_cand.dst, from_cand.src, from_cand.n;
 type T1, T2, T3;
 statement S;
@@ -316,13 +410,37 @@ identifier to_cand.f;
   f(...) { ... }
 
 // A declaration that already copies (sparc64 before 4.4: "unsigned long
-// ret = ___copy_to_user(...);") is split, so the check still comes
-// before any data moves; the rules below then find the check in place.
-@to_initcopy depends on patch@
+// ret = ___copy_to_user(...);") or opens user access (arm 4.3+) is
+// split: see from_initcopy.
+// The same for a call with no arguments (an empty expression list
+// would print as "g(  )").
+@to_initcall depends on patch@
 identifier to_cand.f, to_cand.dst, to_cand.src, to_cand.n;
 type T1, T2, T3, T;
 identifier ret;
-identifier g =~ "copy";
+identifier g =~ "copy|uaccess";
+statement S;
+symbol false, true;
+@@
+f(T1 dst, T2 src, T3 n)
+{
+... when any
+    when != S
+  T ret
+- = g()
+  ;
++
++	check_object_size(src, n, true);
++	ret = g();
+S
+...
+}
+
+@to_initcopy depends on patch && !to_initcall@
+identifier to_cand.f, to_cand.dst, to_cand.src, to_cand.n;
+type T1, T2, T3, T;
+identifier ret;
+identifier g =~ "copy|uaccess";
 expression list es;
 statement S;
 symbol false, true;
@@ -342,7 +460,7 @@ S
 }
 
 // The call goes after the declarations, else first thing in the body.
-@to_decls depends on patch && !to_initcopy@
+@to_decls depends on patch && !to_initcall && !to_initcopy@
 identifier to_cand.f, to_cand.dst, to_cand.src, to_cand.n;
 type T1, T2, T3;
 statement S;
@@ -404,14 +522,24 @@ for arch in sorted(ARCHES):
 			hits = sorted((k for k in defined
 				       if k[1] in subs and k[0] in where),
 				      key=lambda k: subs.index(k[1]))
-		if not hits and len(table[f]) > 2:
-			print("audit: gap %s %s (%s)" % (arch, f, table[f][2]))
+		if not hits and len(table[f]) == 3:
+			print("audit: n/a %s %s (%s; that patch is audited)"
+			      % (arch, f, table[f][2]))
 		elif not hits:
 			print("audit: MISSING %s %s (not defined in %s)"
 			      % (arch, f, " or ".join(where)))
 		for key in hits:
-			if key in late_checks:
-				print("audit: UNWIRED %s %s (checked after the copy)"
+			if len(table[f]) > 3 and table[f][2] == VIA:
+				via = table[f][3]
+				if via in calls.get(key, ()) and (key[0], via) in wired:
+					print("audit: wired %s:%s %s (through %s)"
+					      % (key[0], defined[key], f, via))
+				else:
+					print("audit: UNWIRED %s %s (does not copy through "
+					      "the wired %s)" % (key[0], f, via))
+			elif key in late_checks:
+				print("audit: UNWIRED %s %s (checked after the copy or the "
+				      "user-access enable)"
 				      % key)
 			elif key in wired:
 				print("audit: wired %s:%s %s" % (key[0], wired[key], key[1]))

@@ -14,7 +14,8 @@ from unittest import mock
 from helpers import TOP, Base, mini_tree, native_tree
 
 import uckit
-from uckit import cache, cocci, kconfig, patching, series, source
+from uckit import (cache, cocci, kconfig, macrocheck, patching, rename,
+                   series, source)
 
 
 class Errors(Base):
@@ -113,10 +114,10 @@ class Errors(Base):
 
     def test_unsupported_arch(self):
         r = subprocess.run(["bash", os.path.join(TOP, "ci", "boot-test.sh"),
-                            "4.4", "mips", "slub", "y"],
+                            "4.4", "alpha", "slub", "y"],
                            capture_output=True, text=True, env=self.env)
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("unsupported ARCH=mips", r.stderr)
+        self.assertIn("unsupported ARCH=alpha", r.stderr)
         self.assertIn("x86_64", r.stderr)
 
 
@@ -234,6 +235,111 @@ class Apply(Base):
         self.assertIn("Subject: toolchain/QEMU compat: x86 selects "
                       "SERIAL_BUS", text)
 
+    def test_rename_by_whole_identifier(self):
+        # The assembly symbol and its export get the new name; a longer
+        # name that starts the same (__copy_to_user_std) is left alone; a
+        # second run changes nothing; a tree without the arch is n/a.
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        lib = os.path.join(tree, "arch", "arm", "lib")
+        os.makedirs(lib)
+        os.makedirs(os.path.join(tree, "arch", "arm", "kernel"))
+        with open(os.path.join(lib, "copy_to_user.S"), "w") as f:
+            f.write("ENTRY(__copy_to_user_std)\nWEAK(__copy_to_user)\n"
+                    "ENDPROC(__copy_to_user)\n")
+        ksyms = os.path.join(tree, "arch", "arm", "kernel", "armksyms.c")
+        with open(ksyms, "w") as f:
+            f.write("EXPORT_SYMBOL(__copy_to_user);\n")
+        step = {"group": "hardening", "kind": "rename",
+                "item": "arch/arm/lib/copy_to_user.S,?arch/arm/lib/"
+                        "uaccess.S,arch/arm/kernel/armksyms.c:"
+                        "__copy_to_user:arm_copy_to_user",
+                "reason": "room for a checked inline wrapper"}
+        before = os.path.join(self.tmp, "before")
+        text = rename.step_rename(tree, step, before)
+        self.assertIn("+WEAK(arm_copy_to_user)", text)
+        with open(os.path.join(lib, "copy_to_user.S")) as f:
+            self.assertEqual(f.read(), "ENTRY(__copy_to_user_std)\n"
+                             "WEAK(arm_copy_to_user)\n"
+                             "ENDPROC(arm_copy_to_user)\n")
+        self.assertIsNone(rename.step_rename(tree, step, before))
+        ok, lines = rename.audit_rename(tree, step)
+        self.assertTrue(ok, lines)
+        self.assertEqual(len(lines), 2, lines)
+        # a required file naming neither symbol: the tree differs
+        with open(ksyms, "w") as f:
+            f.write("/* __copy_to_user only in a comment */\n")
+        with self.assertRaises(uckit.UserError):
+            rename.step_rename(tree, step, before)
+        self.assertFalse(rename.audit_rename(tree, step)[0])
+        step["item"] = "arch/arm64/lib/x.S:__copy_to_user:__arch_copy_to_user"
+        self.assertIsNone(rename.step_rename(tree, step, before))
+        self.assertIn("n/a", rename.audit_rename(tree, step)[1][0])
+
+    def test_macro_step_checks_before_the_copy(self):
+        # MIPS-style statement-expression macros: the check goes after the
+        # lines that read the arguments, before the first copy, with the
+        # backslash kept at column 72; a second run changes nothing.
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        inc = os.path.join(tree, "arch", "mips", "include", "asm")
+        os.makedirs(inc)
+        body = ["#define __copy_to_user(to, from, n)",
+                "({", "\tvoid __user *__cu_to;", "\tconst void *__cu_from;",
+                "\tlong __cu_len;", "", "\t__cu_to = (to);",
+                "\t__cu_from = (from);", "\t__cu_len = (n);",
+                "\tmight_fault();",
+                "\t__cu_len = __invoke_copy_to_user(__cu_to, __cu_from, "
+                "__cu_len);", "\t__cu_len;"]
+        text = "".join(l.ljust(72 if not l.startswith("\t") else 65)
+                       .replace(" " * 8, "\t") + "\\\n"
+                       for l in body) + "})\n"
+        path = os.path.join(inc, "uaccess.h")
+        with open(path, "w") as f:
+            f.write(text)
+        step = {"group": "hardening", "kind": "macro",
+                "item": "arch/mips/include/asm/uaccess.h:__copy_to_user=from",
+                "reason": "MIPS: call the check from its copy macros"}
+        self.assertFalse(macrocheck.audit_macro(tree, step)[0])
+        before = os.path.join(self.tmp, "before")
+        patch = macrocheck.step_macro(tree, step, before)
+        self.assertIn("+\tcheck_object_size(__cu_from, __cu_len, true);"
+                      "\t\t\t\\", patch)
+        with open(path) as f:
+            lines = f.read().splitlines()
+        at = lines.index("\tcheck_object_size(__cu_from, __cu_len, true);"
+                         "\t\t\t\\")
+        self.assertTrue(lines[at - 1].startswith("\t__cu_len = (n);"))
+        self.assertIsNone(macrocheck.step_macro(tree, step, before))
+        ok, lines = macrocheck.audit_macro(tree, step)
+        self.assertTrue(ok, lines)
+        self.assertIn("wired arch/mips/include/asm/uaccess.h:1 "
+                      "__copy_to_user", lines[0])
+        # a macro the tree does not define is an error, not a no-op
+        step["item"] = "arch/mips/include/asm/uaccess.h:copy_in_user=to"
+        with self.assertRaises(uckit.UserError):
+            macrocheck.step_macro(tree, step, before)
+        self.assertFalse(macrocheck.audit_macro(tree, step)[0])
+
+    def test_compat_patch_needed_only_where_its_code_is(self):
+        # A "Needed-if:" fix whose code the tree lacks is skipped, not
+        # failed; where the code is there it applies.
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        with open(os.path.join(tree, "Makefile"), "a") as f:
+            f.write("# plain\n")
+        patch = ("From: x\nSubject: fix\n\nNeeded-if: Makefile "
+                 "^FLUSH = on$\n---\n--- a/Makefile\n+++ b/Makefile\n"
+                 "@@ -1,1 +1,1 @@\n-FLUSH = on\n+FLUSH = off\n")
+        pdir = os.path.join(self.tmp, "patches", "compat")
+        os.makedirs(pdir)
+        with open(os.path.join(pdir, "flush.patch"), "w") as f:
+            f.write(patch)
+        step = {"group": "compat", "kind": "patch",
+                "item": "compat/flush.patch", "reason": "flush"}
+        before = os.path.join(self.tmp, "before")
+        with mock.patch.object(patching, "TOP", self.tmp):
+            self.assertIsNone(patching.step_patch(tree, step, before))
+            self.assertIsNone(patching.not_needed(
+                tree, patch.replace("^FLUSH = on$", "plain")))
+
     def test_tarball_kernel(self):
         tree = mini_tree(os.path.join(self.tmp, "linux-4.4.999"))
         tarball = os.path.join(self.tmp, "linux-4.4.999.tar.xz")
@@ -255,6 +361,15 @@ class Repo(unittest.TestCase):
                 if s["kind"] == "select":
                     rel, sym, names = kconfig.parse_select(s["item"])
                     self.assertTrue(rel.startswith("arch/") and names, s)
+                    continue
+                if s["kind"] == "macro":
+                    rel, names = macrocheck.parse_macro(s["item"])
+                    self.assertTrue(rel.startswith("arch/") and names, s)
+                    continue
+                if s["kind"] == "rename":
+                    files, old, new = rename.parse_rename(s["item"])
+                    self.assertTrue(all(f.startswith("arch/")
+                                        for f, _ in files), s)
                     continue
                 base = {"file": "patches/files", "patch": "patches",
                         "cocci": "cocci"}[s["kind"]]

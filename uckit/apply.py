@@ -8,9 +8,11 @@ import shutil
 import subprocess
 import tempfile
 
-from . import TOP, UserError, log, need_tools
+from . import TOP, UserError, arch, log, need_tools
 from .cocci import audit_lines, cocci_header, spatch
 from .kconfig import audit_select, parse_select, step_select
+from .macrocheck import audit_macro, step_macro
+from .rename import audit_rename, step_rename
 from .patching import (absent_arch, git_style_diff, header_lines,
                        patch_files, run_patch, step_file, step_patch)
 from .series import series_for
@@ -28,6 +30,15 @@ def step_cocci(tree, step, before):
         if m and m.group(1) in files:
             changed.append(m.group(1))
     if not changed:
+        # Nothing to change is right only where the rule's own audit finds
+        # every point in place (arm from 4.3 has the wrappers upstream
+        # added): anything else is a tree the rule does not fit.
+        got = audit_lines(tree, path)
+        if got and not any(FAILING.search(line) for line in got):
+            log("        %s: in place already (%s)"
+                % (step["item"], "; ".join(g[len("audit: "):]
+                                           for g in got)))
+            return None
         raise UserError("semantic patch %s matched nothing on this tree "
                         "(targets: %s): the tree differs from what the rule "
                         "expects; see the audit: make audit"
@@ -56,7 +67,11 @@ def step_cocci(tree, step, before):
 
 
 STEPS = {"file": step_file, "patch": step_patch, "cocci": step_cocci,
-         "select": step_select}
+         "select": step_select, "rename": step_rename, "macro": step_macro}
+
+# Audit states that fail an apply (the others: wired, wrapped, renamed,
+# present, n/a).
+FAILING = re.compile(r"\b(UNWIRED|UNWRAPPED|MISSING|UNSUPPORTED)\b")
 
 
 def audit(tree, steps=None):
@@ -90,12 +105,17 @@ def audit(tree, steps=None):
             good, got = audit_select(tree, step)
             ok = ok and good
             lines += got
+        elif step["kind"] in ("rename", "macro"):
+            good, got = (audit_rename if step["kind"] == "rename"
+                         else audit_macro)(tree, step)
+            ok = ok and good
+            lines += got
         elif step["kind"] == "cocci":
             got = audit_lines(tree, os.path.join(TOP, "cocci", step["item"]))
             if not got:
                 got = ["audit: MISSING no report from %s" % step["item"]]
             for line in got:
-                if "UNWIRED" in line or "MISSING" in line:
+                if FAILING.search(line):
                     ok = False
             lines += got
     kconfig = os.path.join(tree, "security", "Kconfig")
@@ -103,7 +123,34 @@ def audit(tree, steps=None):
         has = "\nconfig HARDENED_USERCOPY\n" in f.read()
     lines.append("audit: %s security/Kconfig config HARDENED_USERCOPY"
                  % ("present" if has else "MISSING"))
+    _, unsupported = coverage(tree, lines)
+    lines += ["audit: unsupported arch %s (no copy routine of arch/%s is "
+              "wired: HARDENED_USERCOPY cannot be selected there)" % (a, a)
+              for a in unsupported]
     return ok and has, lines
+
+
+def coverage(tree, lines):
+    """(arches whose copy routines the audit found wired, the tree's other
+    arches): an arch nobody wires is reported, never counted as done."""
+    wired = set()
+    for line in lines:
+        m = re.match(r"audit: wired arch/([^/]+)/\S+:\d+ ", line)
+        if m:
+            wired.add(m.group(1))
+    root = os.path.join(tree, "arch")
+    present = sorted(d for d in os.listdir(root)
+                     if os.path.isdir(os.path.join(root, d))) \
+        if os.path.isdir(root) else []
+    return sorted(wired), [a for a in present if a not in wired]
+
+
+def srcarch_of(name):
+    """arch/ directory for an arch name: a boot arch of uckit/arches
+    (x86_64 -> x86), else the kernel's own ARCH= name."""
+    if name in arch.names():
+        return arch.get(name).srcarch
+    return name
 
 
 def copy_tree(src, dst):
@@ -131,6 +178,11 @@ def run_series(tree, steps, patches_out=None):
                 item = "add-" + item
             elif step["kind"] == "select":
                 item = parse_select(item)[0].split("/")[1] + "-kconfig-select"
+            elif step["kind"] == "rename":
+                item = "%s-rename-%s" % (item.split("/")[1],
+                                         item.split(":")[1].strip("_"))
+            elif step["kind"] == "macro":
+                item = "%s-uaccess-macros" % item.split("/")[1]
             base = re.sub(r"[^A-Za-z0-9]+", "-",
                           re.sub(r"\.(patch|cocci)$", "",
                                  os.path.basename(item) if step["kind"] != "file"
@@ -162,8 +214,9 @@ def check_out_dir(out):
     return os.path.abspath(out)
 
 
-def build_hardened(kernel, out):
-    """apply: hardened copy of KERNEL in out; returns (version, state, patches)."""
+def build_hardened(kernel, out, arch_name=None):
+    """apply: hardened copy of KERNEL in out; returns (version, state,
+    patches).  With arch_name, fails unless that arch ends up wired."""
     need_tools()
     out = check_out_dir(out)
     src, version, state = prepare(kernel)
@@ -187,10 +240,21 @@ def build_hardened(kernel, out):
             patches = run_series(work, steps)
             ok, lines = audit(work, steps)
             if not ok:
-                bad = [l for l in lines if "UNWIRED" in l or "MISSING" in l]
+                bad = [l for l in lines if FAILING.search(l)]
                 raise UserError("wiring audit failed, nothing applied:\n  "
                                 + "\n  ".join(bad))
-            log("wiring audit: %d points checked, all wired" % len(lines))
+            wired, unsupported = coverage(work, lines)
+            if arch_name and srcarch_of(arch_name) not in wired:
+                raise UserError(
+                    "ARCH=%s: the toolkit does not wire arch/%s (wired: %s); "
+                    "hardened usercopy cannot be enabled for it, nothing "
+                    "applied" % (arch_name, srcarch_of(arch_name),
+                                 " ".join(wired)))
+            log("wiring audit: %d points checked, all wired on %s"
+                % (len(lines), " ".join(wired)))
+            if unsupported:
+                log("unsupported arch (not wired, the option cannot be "
+                    "selected there): %s" % " ".join(unsupported))
         if os.path.exists(out):
             os.rmdir(out)
         os.replace(work, out)

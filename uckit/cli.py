@@ -35,7 +35,8 @@ def cmd_info(args):
 
 
 def cmd_apply(args):
-    version, state, _ = apply.build_hardened(args.kernel, args.out)
+    version, state, _ = apply.build_hardened(args.kernel, args.out,
+                                             args.arch or None)
     print("%s: Linux %s, %s" % (args.out, version,
                                 "hardened usercopy applied" if state == "none"
                                 else "already hardened (%s), unchanged"
@@ -96,6 +97,8 @@ def parser():
              "audited, idempotent)")
     v.add_argument("--kernel", required=True)
     v.add_argument("--out", required=True)
+    v.add_argument("--arch", default="",
+                   help="fail unless this arch's copy routines are wired")
     v = verb("export", cmd_export, "quilt series for KERNEL in OUT")
     v.add_argument("--kernel", required=True)
     v.add_argument("--out", required=True)

@@ -8,7 +8,7 @@ import os
 from . import TOP, UserError
 from .source import branch_of
 
-KINDS = ("file", "patch", "cocci", "select")
+KINDS = ("file", "patch", "cocci", "select", "rename", "macro")
 
 
 def read_series(branch, seen=()):

@@ -20,3 +20,23 @@ __copy_from_user(void *to, const void __user *from, unsigned long n)
 	might_fault();
 	return __copy_from_user_ll(to, from, n);
 }
+
+static __always_inline unsigned long
+__copy_from_user_inatomic(void *to, const void __user *from, unsigned long n)
+{
+	return __copy_from_user_ll_nozero(to, from, n);
+}
+
+static __always_inline unsigned long __copy_from_user_nocache(void *to,
+				const void __user *from, unsigned long n)
+{
+	might_fault();
+	return __copy_from_user_ll_nocache(to, from, n);
+}
+
+static __always_inline unsigned long
+__copy_from_user_inatomic_nocache(void *to, const void __user *from,
+				  unsigned long n)
+{
+	return __copy_from_user_ll_nocache_nozero(to, from, n);
+}

@@ -27,3 +27,17 @@ int __copy_to_user_nocheck(void __user *dst, const void *src, unsigned size)
 	__put_user_asm(*(u8 *)src, (u8 __user *)dst, ret, "b", "b", "iq", 1);
 	return ret;
 }
+
+static inline int
+__copy_from_user_nocache(void *dst, const void __user *src, unsigned size)
+{
+	might_fault();
+	return __copy_user_nocache(dst, src, size, 1);
+}
+
+static inline int
+__copy_from_user_inatomic_nocache(void *dst, const void __user *src,
+				  unsigned size)
+{
+	return __copy_user_nocache(dst, src, size, 0);
+}

@@ -25,3 +25,23 @@ static inline unsigned long __must_check copy_from_user(void *to,
 		n = _copy_from_user(to, from, n);
 	return n;
 }
+
+static __always_inline unsigned long
+__copy_from_user_inatomic(void *to, const void __user *from, unsigned long n)
+{
+	return __copy_from_user_ll_nozero(to, from, n);
+}
+
+static __always_inline unsigned long __copy_from_user_nocache(void *to,
+				const void __user *from, unsigned long n)
+{
+	might_fault();
+	return __copy_from_user_ll_nocache(to, from, n);
+}
+
+static __always_inline unsigned long
+__copy_from_user_inatomic_nocache(void *to, const void __user *from,
+				  unsigned long n)
+{
+	return __copy_from_user_ll_nocache_nozero(to, from, n);
+}
