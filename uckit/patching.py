@@ -84,6 +84,25 @@ def absent_arch(tree, files):
     return arch
 
 
+def not_needed(tree, text):
+    """Why a patch with a "Needed-if: FILE REGEX" header line does not
+    apply to TREE (FILE lacks REGEX), or None.  A compat fix for code
+    that only some sublevels carry names that code, so it is skipped,
+    not failed, on the sublevels without it."""
+    for line in text.split("\n---\n", 1)[0].splitlines():
+        m = re.match(r"^Needed-if:\s+(\S+)\s+(.+?)\s*$", line)
+        if not m:
+            continue
+        path = os.path.join(tree, m.group(1))
+        body = ""
+        if os.path.isfile(path):
+            with open(path, errors="replace") as f:
+                body = f.read()
+        if not re.search(m.group(2), body, re.M):
+            return "%s has no %s" % (m.group(1), m.group(2))
+    return None
+
+
 def step_patch(tree, step, before):
     path = os.path.join(TOP, "patches", step["item"])
     if not os.path.isfile(path):
@@ -107,6 +126,13 @@ def step_patch(tree, step, before):
     rev = subprocess.run(["patch", "-p1", "-R", "--dry-run", "--batch",
                           "--silent", "-f"], cwd=tree, input=text,
                          capture_output=True, text=True)
+    why = not_needed(tree, text)
+    if why is not None and fwd.returncode != 0:
+        # A sublevel without the code the fix is for (4.1.5 has no RFI
+        # flush to misplace): the problem is not there to fix.
+        log("        patches/%s: not needed here (%s): skipped"
+            % (step["item"], why))
+        return None
     if fwd.returncode != 0 and rev.returncode == 0:
         # The tree already carries this change (a vendor or later
         # sublevel fix): nothing to do, nothing to export.
