@@ -263,6 +263,10 @@ static const char *classify_old(const char *type)
 	if (starts_with(type, "<kernel text>") ||
 	    starts_with(type, "<linear kernel text>"))
 		return "text";
+	if (starts_with(type, "<rodata>"))
+		return "rodata";
+	if (starts_with(type, "<spans "))
+		return "page";	/* multiple pages, Reserved or CMA mixes */
 	return "other";
 }
 
@@ -277,8 +281,15 @@ static const char *classify_new(const char *type)
 		return "wrap";
 	if (starts_with(type, "process stack"))
 		return "stack";
-	if (starts_with(type, "kernel text"))
+	if (starts_with(type, "kernel text") ||
+	    starts_with(type, "linear kernel text"))
 		return "text";
+	if (starts_with(type, "vmalloc"))
+		return "vmalloc";
+	if (starts_with(type, "kmap"))
+		return "kmap";
+	if (starts_with(type, "page alloc") || starts_with(type, "spans "))
+		return "page";
 	return "other";
 }
 
@@ -469,6 +480,8 @@ static void observe(struct observation *o, int status, int timed_out)
 		fate = "killed";
 	} else if (WEXITSTATUS(status) == 0) {
 		fate = "survived";
+	} else if (WEXITSTATUS(status) == 16 + EOPNOTSUPP) {
+		fate = "n/a";	/* the kernel lacks the routine the case needs */
 	} else {
 		fate = "failed";
 		exit_reason(status, o->reason, sizeof(o->reason));

@@ -33,6 +33,8 @@
 #include <linux/sched/task_stack.h>
 #endif
 #include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <linux/mm.h>
 #include <asm/sections.h>
 
 #include "uc_selftest.h"
@@ -44,6 +46,28 @@
 #define UC_COPY_SIZE		64
 /* Size of the frame left behind by uc_dead_frame(). */
 #define UC_DEAD_FRAME_SIZE	1024
+/*
+ * The per-path cases use lkdtm's USERCOPY geometry: a 1024-byte kmalloc
+ * object (multi-page slabs, tail pages) and a copy that starts 16 bytes in.
+ */
+#define UC_BIG_SIZE		1024
+#define UC_BIG_OFFSET		16
+
+/* The copy routines the per-path cases go through. */
+enum uc_path {
+	UC_PATH_RAW,			/* __copy_{to,from}_user() */
+	UC_PATH_INATOMIC,		/* __copy_{to,from}_user_inatomic() */
+	UC_PATH_NOCACHE,		/* __copy_from_user_nocache() */
+	UC_PATH_INATOMIC_NOCACHE,	/* __copy_from_user_inatomic_nocache() */
+	UC_PATH_ITER,			/* copy_{to,from}_iter(), user iovec */
+};
+
+/*
+ * copy_{to,from}_iter() arrived in 3.19; __copy_from_user_nocache() left
+ * in 4.12 (its only users moved to the _inatomic variant).
+ */
+#define UC_HAVE_ITER	(LINUX_VERSION_CODE >= KERNEL_VERSION(3, 19, 0))
+#define UC_HAVE_NOCACHE	(LINUX_VERSION_CODE < KERNEL_VERSION(4, 12, 0))
 
 struct uc_ctx {
 	void __user *ubuf;
@@ -272,14 +296,263 @@ static int uc_rodata_to_user(struct uc_ctx *c)
 				     uc_size(UC_COPY_SIZE)));
 }
 
+/* Whether this kernel has the routine; a case without it says -EOPNOTSUPP. */
+static bool uc_path_exists(enum uc_path path, bool to_user)
+{
+	switch (path) {
+	case UC_PATH_RAW:
+	case UC_PATH_INATOMIC:
+		return true;
+	case UC_PATH_NOCACHE:
+		return !to_user && UC_HAVE_NOCACHE;
+	case UC_PATH_INATOMIC_NOCACHE:
+		return !to_user;
+	case UC_PATH_ITER:
+		return UC_HAVE_ITER;
+	}
+	return false;
+}
+
+/* Copy n bytes at p out to the user buffer; returns the bytes not copied. */
+static unsigned long uc_path_to_user(struct uc_ctx *c, enum uc_path path,
+				     const void *p, unsigned long n)
+{
+	unsigned long left = n;
+#if UC_HAVE_ITER
+	struct iovec iov = { .iov_base = c->ubuf, .iov_len = n };
+	struct iov_iter iter;
+#endif
+
+	switch (path) {
+	case UC_PATH_RAW:
+		left = __copy_to_user(c->ubuf, p, n);
+		break;
+	case UC_PATH_INATOMIC:
+		/* The buffer is faulted in already: no fault to take. */
+		pagefault_disable();
+		left = __copy_to_user_inatomic(c->ubuf, p, n);
+		pagefault_enable();
+		break;
+	case UC_PATH_ITER:
+#if UC_HAVE_ITER
+		iov_iter_init(&iter, READ, &iov, 1, n);
+		left = n - copy_to_iter((void *)p, n, &iter);
+#endif
+		break;
+	default:
+		break;
+	}
+	return left;
+}
+
+/* Copy n bytes from the user buffer to p; returns the bytes not copied. */
+static unsigned long uc_path_from_user(struct uc_ctx *c, enum uc_path path,
+				       void *p, unsigned long n)
+{
+	unsigned long left = n;
+#if UC_HAVE_ITER
+	struct iovec iov = { .iov_base = c->ubuf, .iov_len = n };
+	struct iov_iter iter;
+#endif
+
+	switch (path) {
+	case UC_PATH_RAW:
+		left = __copy_from_user(p, c->ubuf, n);
+		break;
+	case UC_PATH_INATOMIC:
+		pagefault_disable();
+		left = __copy_from_user_inatomic(p, c->ubuf, n);
+		pagefault_enable();
+		break;
+	case UC_PATH_NOCACHE:
+#if UC_HAVE_NOCACHE
+		left = __copy_from_user_nocache(p, c->ubuf, n);
+#endif
+		break;
+	case UC_PATH_INATOMIC_NOCACHE:
+		pagefault_disable();
+		left = __copy_from_user_inatomic_nocache(p, c->ubuf, n);
+		pagefault_enable();
+		break;
+	case UC_PATH_ITER:
+#if UC_HAVE_ITER
+		iov_iter_init(&iter, WRITE, &iov, 1, n);
+		left = n - copy_from_iter(p, n, &iter);
+#endif
+		break;
+	}
+	return left;
+}
+
+/*
+ * One routine, one direction: a copy that starts 16 bytes into a 1024-byte
+ * object and either stops at its end (legitimate) or runs 16 bytes past
+ * it (a violation).  An overwrite writes back the bytes that were there,
+ * as uc_slab_overflow_from_user() does.
+ */
+static int uc_path_case(struct uc_ctx *c, enum uc_path path, bool to_user,
+			bool overflow)
+{
+	char *obj, *at, *snap = NULL;
+	unsigned long n, left;
+	int ret = -ENOMEM;
+
+	if (!uc_path_exists(path, to_user))
+		return -EOPNOTSUPP;
+	obj = uc_ptr(kmalloc(UC_BIG_SIZE, GFP_KERNEL));
+	if (!obj)
+		return -ENOMEM;
+	memset(obj, 'P', UC_BIG_SIZE);
+	at = obj + UC_BIG_OFFSET;
+	n = ksize(obj) - UC_BIG_OFFSET + (overflow ? UC_BIG_OFFSET : 0);
+	n = uc_size(n);
+	if (to_user) {
+		left = uc_path_to_user(c, path, at, n);
+	} else {
+		snap = kmalloc(n, GFP_KERNEL);
+		if (!snap)
+			goto out;
+		memcpy(snap, at, n);
+		ret = -EFAULT;
+		if (copy_to_user(c->ubuf, snap, n))
+			goto out;
+		left = uc_path_from_user(c, path, at, n);
+	}
+	ret = overflow ? uc_ignore(left) : uc_check(left);
+out:
+	kfree(snap);
+	kfree(obj);
+	return ret;
+}
+
+/*
+ * A copy that starts 16 bytes before an object and ends inside it.  The
+ * object must not be the first of its slab (the bytes before it would not
+ * be slab memory): of a few allocations, take one with another below it
+ * in the same slab.
+ */
+static int uc_slab_before_object_to_user(struct uc_ctx *c)
+{
+	char *objs[16] = { NULL };
+	char *obj = NULL;
+	int i, j, ret = -ENOMEM;
+
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = kmalloc(UC_BIG_SIZE, GFP_KERNEL);
+		if (!objs[i])
+			goto out;
+		memset(objs[i], 'O', UC_BIG_SIZE);
+	}
+	for (i = 0; i < ARRAY_SIZE(objs) && !obj; i++)
+		for (j = 0; j < ARRAY_SIZE(objs) && !obj; j++)
+			if (objs[j] > objs[i] &&
+			    virt_to_head_page(objs[j]) ==
+			    virt_to_head_page(objs[i]))
+				obj = objs[j];
+	ret = -EAGAIN;
+	if (obj)
+		ret = uc_ignore(copy_to_user(c->ubuf,
+					     uc_ptr(obj - UC_BIG_OFFSET),
+					     uc_size(2 * UC_BIG_OFFSET)));
+out:
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		kfree(objs[i]);
+	return ret;
+}
+
+/*
+ * x86_64 maps the kernel image twice: at __START_KERNEL_map, and in the
+ * linear map where __va(__pa_symbol()) finds it.  The checker must reject
+ * the alias as it rejects the text itself.  Other arches: no such alias.
+ */
+static int uc_text_alias_to_user(struct uc_ctx *c)
+{
+#ifdef CONFIG_X86_64
+	const void *alias = uc_ptr(__va(__pa_symbol(schedule)));
+
+	return uc_ignore(copy_to_user(c->ubuf, alias, uc_size(UC_COPY_SIZE)));
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+/*
+ * A legitimate stack buffer handed down: it lives in the frame of
+ * uc_stack_helper(), two calls above the one that copies.  The frame
+ * walker must accept it.
+ */
+static noinline int uc_stack_helper_copy(struct uc_ctx *c, char *buf,
+					 unsigned long n, bool to_user)
+{
+	if (to_user)
+		return uc_check(copy_to_user(c->ubuf, buf, n));
+	return uc_check(copy_from_user(buf, c->ubuf, n));
+}
+
+static noinline int uc_stack_helper_pass(struct uc_ctx *c, char *buf,
+					 unsigned long n, bool to_user)
+{
+	int ret = uc_stack_helper_copy(c, buf, n, to_user);
+
+	/* Not a tail call: this frame stays between the two. */
+	asm volatile("" : "+r" (ret) : : "memory");
+	return ret;
+}
+
+static noinline int uc_stack_helper(struct uc_ctx *c, bool to_user)
+{
+	char buf[UC_COPY_SIZE];
+	char *p = uc_ptr(buf);
+	int ret;
+
+	memset(p, 'H', sizeof(buf));
+	ret = uc_stack_helper_pass(c, p, uc_size(sizeof(buf)), to_user);
+	asm volatile("" : : "r" (p) : "memory");
+	return ret;
+}
+
 /* A compile-time constant size is not checked at run time. */
 static int uc_const_size_to_user(struct uc_ctx *c)
 {
 	return uc_check(copy_to_user(c->ubuf, uc_text(schedule), 16));
 }
 
+/* The per-routine cases: which routine, which way, over the end or not. */
+static const struct {
+	unsigned int test;
+	enum uc_path path;
+	bool to_user, overflow;
+} uc_path_cases[] = {
+	{ UC_RAW_TO_USER_OVERFLOW, UC_PATH_RAW, true, true },
+	{ UC_RAW_TO_USER_INBOUNDS, UC_PATH_RAW, true, false },
+	{ UC_RAW_FROM_USER_OVERFLOW, UC_PATH_RAW, false, true },
+	{ UC_RAW_FROM_USER_INBOUNDS, UC_PATH_RAW, false, false },
+	{ UC_INATOMIC_TO_USER_OVERFLOW, UC_PATH_INATOMIC, true, true },
+	{ UC_INATOMIC_TO_USER_INBOUNDS, UC_PATH_INATOMIC, true, false },
+	{ UC_INATOMIC_FROM_USER_OVERFLOW, UC_PATH_INATOMIC, false, true },
+	{ UC_INATOMIC_FROM_USER_INBOUNDS, UC_PATH_INATOMIC, false, false },
+	{ UC_NOCACHE_FROM_USER_OVERFLOW, UC_PATH_NOCACHE, false, true },
+	{ UC_NOCACHE_FROM_USER_INBOUNDS, UC_PATH_NOCACHE, false, false },
+	{ UC_INATOMIC_NOCACHE_FROM_USER_OVERFLOW, UC_PATH_INATOMIC_NOCACHE,
+	  false, true },
+	{ UC_INATOMIC_NOCACHE_FROM_USER_INBOUNDS, UC_PATH_INATOMIC_NOCACHE,
+	  false, false },
+	{ UC_ITER_TO_USER_OVERFLOW, UC_PATH_ITER, true, true },
+	{ UC_ITER_TO_USER_INBOUNDS, UC_PATH_ITER, true, false },
+	{ UC_ITER_FROM_USER_OVERFLOW, UC_PATH_ITER, false, true },
+	{ UC_ITER_FROM_USER_INBOUNDS, UC_PATH_ITER, false, false },
+};
+
 static int uc_run(unsigned int test, struct uc_ctx *c)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(uc_path_cases); i++)
+		if (uc_path_cases[i].test == test)
+			return uc_path_case(c, uc_path_cases[i].path,
+					    uc_path_cases[i].to_user,
+					    uc_path_cases[i].overflow);
+
 	switch (test) {
 	case UC_SLAB_OVERFLOW_TO_USER:
 		return uc_slab_overflow_to_user(c);
@@ -315,6 +588,14 @@ static int uc_run(unsigned int test, struct uc_ctx *c)
 		return uc_rodata_to_user(c);
 	case UC_CONST_SIZE_TO_USER:
 		return uc_const_size_to_user(c);
+	case UC_SLAB_BEFORE_OBJECT_TO_USER:
+		return uc_slab_before_object_to_user(c);
+	case UC_TEXT_ALIAS_TO_USER:
+		return uc_text_alias_to_user(c);
+	case UC_STACK_HELPER_TO_USER:
+		return uc_stack_helper(c, true);
+	case UC_STACK_HELPER_FROM_USER:
+		return uc_stack_helper(c, false);
 	}
 	return -EINVAL;
 }

@@ -31,7 +31,37 @@
 	X(UC_VMALLOC_TO_USER, vmalloc_to_user, 0)			\
 	X(UC_MODULE_DATA_TO_USER, module_data_to_user, 0)		\
 	X(UC_RODATA_TO_USER, rodata_to_user, 0)				\
-	X(UC_CONST_SIZE_TO_USER, const_size_to_user, 0)
+	X(UC_CONST_SIZE_TO_USER, const_size_to_user, 0)			\
+	X(UC_SLAB_BEFORE_OBJECT_TO_USER, slab_before_object_to_user, 1)	\
+	X(UC_TEXT_ALIAS_TO_USER, text_alias_to_user, 1)			\
+	X(UC_STACK_HELPER_TO_USER, stack_helper_to_user, 0)		\
+	X(UC_STACK_HELPER_FROM_USER, stack_helper_from_user, 0)		\
+	UC_SELFTEST_PATH_CASES(X)
+
+/*
+ * One violation and one legitimate copy per copy routine: 1024-byte
+ * object, copy from offset 16, running 16 bytes past its end or stopping
+ * at it.  A routine the kernel lacks makes its cases report "n/a".
+ */
+#define UC_SELFTEST_PATH_CASES(X)					\
+	X(UC_RAW_TO_USER_OVERFLOW, raw_overflow_to_user, 1)		\
+	X(UC_RAW_TO_USER_INBOUNDS, raw_inbounds_to_user, 0)		\
+	X(UC_RAW_FROM_USER_OVERFLOW, raw_overflow_from_user, 1)		\
+	X(UC_RAW_FROM_USER_INBOUNDS, raw_inbounds_from_user, 0)		\
+	X(UC_INATOMIC_TO_USER_OVERFLOW, inatomic_overflow_to_user, 1)	\
+	X(UC_INATOMIC_TO_USER_INBOUNDS, inatomic_inbounds_to_user, 0)	\
+	X(UC_INATOMIC_FROM_USER_OVERFLOW, inatomic_overflow_from_user, 1) \
+	X(UC_INATOMIC_FROM_USER_INBOUNDS, inatomic_inbounds_from_user, 0) \
+	X(UC_NOCACHE_FROM_USER_OVERFLOW, nocache_overflow_from_user, 1)	\
+	X(UC_NOCACHE_FROM_USER_INBOUNDS, nocache_inbounds_from_user, 0)	\
+	X(UC_INATOMIC_NOCACHE_FROM_USER_OVERFLOW,			\
+	  inatomic_nocache_overflow_from_user, 1)			\
+	X(UC_INATOMIC_NOCACHE_FROM_USER_INBOUNDS,			\
+	  inatomic_nocache_inbounds_from_user, 0)			\
+	X(UC_ITER_TO_USER_OVERFLOW, iter_overflow_to_user, 1)		\
+	X(UC_ITER_TO_USER_INBOUNDS, iter_inbounds_to_user, 0)		\
+	X(UC_ITER_FROM_USER_OVERFLOW, iter_overflow_from_user, 1)	\
+	X(UC_ITER_FROM_USER_INBOUNDS, iter_inbounds_from_user, 0)
 
 #define UC_SELFTEST_ENUM(id, name, violation)	id,
 enum uc_selftest_case {
