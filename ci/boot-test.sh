@@ -163,10 +163,16 @@ if [ "$build_only" = 1 ]; then
 fi
 
 # boot.sh chooses the expectation files itself (uckit expect): the
-# allocator changes no verdict.
+# allocator changes no verdict; a config profile's differences are
+# expectation files that require its CONFIG_ symbols.  A profile may add
+# to the kernel command line and to QEMU's arguments.
+profile_facts=$(uckit profile "$alloc") || exit 1
+eval "$profile_facts"
 rc=0
 bash "$top/ci/boot.sh" --arch "$arch" --kbuild "$build" \
-	--image "$build/$ARCH_IMAGE" --hardened "$hardened" --out "$results" ||
+	--image "$build/$ARCH_IMAGE" --hardened "$hardened" --out "$results" \
+	${PROFILE_APPEND:+--append "$PROFILE_APPEND"} \
+	${PROFILE_QEMU:+--qemu-args "$PROFILE_QEMU"} ||
 	rc=$?
 t2=$(date +%s)
 # Booted: the guest's init ran and began its report.  Suite: the verdicts

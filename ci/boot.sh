@@ -5,7 +5,7 @@
 #   ci/boot.sh --arch ARCH --kbuild KBUILD_DIR --image BZIMAGE \
 #       --hardened y|n --out RESULT_DIR [--expect FILE ...] [--timeout SEC] \
 #       [--make-var VAR=VAL ...] [--busybox PATH|none] [--append ARGS] \
-#       [--module KO_FILE] [--verbose] [--keep]
+#       [--module KO_FILE] [--qemu-args ARGS] [--verbose] [--keep]
 #   ci/boot.sh --print-expectations --arch ARCH --kbuild KBUILD_DIR \
 #       --hardened y|n [--expect FILE ...]
 #
@@ -50,6 +50,7 @@ print_expect=0
 module=
 expect_args=()
 make_vars=()
+qemu_extra=()
 
 usage() {
 	sed -n '2,/^set -eu/p' "$0" | sed -e '/^set -eu/d' -e 's/^# \{0,1\}//' >&2
@@ -78,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--busybox) need_arg "$1" $#; busybox=$2; shift 2 ;;
 	--append) need_arg "$1" $#; append=$2; shift 2 ;;
 	--module) need_arg "$1" $#; module=$2; shift 2 ;;
+	--qemu-args) need_arg "$1" $#; read -r -a qemu_extra <<<"$2"; shift 2 ;;
 	--verbose) verbose=1; shift ;;
 	--keep) keep=1; shift ;;
 	--print-expectations) print_expect=1; shift ;;
@@ -217,7 +219,8 @@ log "booting $image on $qemu (TCG, timeout ${timeout}s, hardened=$hardened)"
 : >"$work/ktap.out"
 qemu_cmd=("$qemu" -accel tcg "${qemu_machine[@]}" -smp 1 -nographic -no-reboot
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz"
-	-append "${console_args}panic=-1 $append" -serial mon:stdio)
+	-append "${console_args}panic=-1 $append" -serial mon:stdio
+	${qemu_extra[@]+"${qemu_extra[@]}"})
 # A second serial port carries the guest's report alone where the machine
 # has one; elsewhere the report is read from the console.
 [ "$ARCH_SERIAL2" = 1 ] && qemu_cmd+=(-serial "file:$work/ktap.out")

@@ -1,8 +1,12 @@
 #!/bin/bash
 # Configure and build a kernel out of tree for the boot test.
 #
-#   ci/kbuild.sh --src TREE --build DIR --arch ARCH --alloc slub|slab \
+#   ci/kbuild.sh --src TREE --build DIR --arch ARCH --alloc ALLOC \
 #                --hardened y|n [--fragment FILE ...]
+#
+# ALLOC is slub, slab or a config profile (uckit/profile.py: a
+# ci/configs/NAME.config with a "# profile:" header, built over the
+# allocator its "# include:" names).
 #
 # Config (ci/kconfig.sh, shared with ci/package.sh): tinyconfig
 # (allnoconfig where a tree has no tinyconfig), then the fragments from
@@ -31,7 +35,6 @@ while [ $# -gt 0 ]; do
 done
 [ -f "$src/Makefile" ] || die "--src $src is not a kernel tree"
 [ -n "$build" ] || die "--build DIR is required"
-case "$alloc" in slub|slab) ;; *) die "ALLOC must be slub or slab, not '$alloc'" ;; esac
 case "$hardened" in y|n) ;; *) die "HARDENED must be y or n, not '$hardened'" ;; esac
 
 # shellcheck source=ci/lib.sh
@@ -39,6 +42,8 @@ case "$hardened" in y|n) ;; *) die "HARDENED must be y or n, not '$hardened'" ;;
 # shellcheck source=ci/kconfig.sh
 . "$top/ci/kconfig.sh"
 arch_setup "$arch" || exit 1
+profile_facts=$(uckit profile "$alloc") || exit 1
+eval "$profile_facts"
 
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
@@ -61,7 +66,8 @@ frags=("$top/ci/configs/base.config")
 for f in $ARCH_FRAGMENTS; do
 	frags+=("$top/ci/configs/$f.config")
 done
-frags+=("$top/ci/configs/$alloc.config")
+frags+=("$top/ci/configs/$PROFILE_ALLOC.config")
+[ -z "$PROFILE_FRAGMENT" ] || frags+=("$PROFILE_FRAGMENT")
 if [ "$hardened" = y ]; then
 	frags+=("$top/ci/configs/hardened.config")
 else

@@ -14,7 +14,7 @@ from unittest import mock
 
 from helpers import TOP, Base, mini_tree, native_tree, tree_key  # noqa: E402
 
-from uckit import UserError, arch, cache, plan, source  # noqa: E402
+from uckit import UserError, arch, cache, plan, profile, source  # noqa: E402
 from uckit.plan import Cell  # noqa: E402
 
 TIMES = {"UC_BOOT_COLD_S": "901", "UC_BOOT_WARM_S": "50"}
@@ -231,8 +231,13 @@ class Plans(Base):
         self.assertEqual(len(cells), len(set(cells)))
         per_kernel = 3 + len(arch.names()) - 1 + 1
         # 3.18.140 4.4.178 4.4.220 4.9.337 and debian, not 5.10.1; and
-        # make check's controls of 4.4.220 on every other arch.
-        self.assertEqual(len(cells), 5 * per_kernel + len(arch.names()) - 1)
+        # make check's controls of 4.4.220 on every other arch; and the
+        # config profiles of the three backports.
+        profiles = sum(len(profile.cells(a)) for a in arch.names())
+        self.assertEqual(len(cells), 5 * per_kernel + len(arch.names()) - 1
+                         + 3 * profiles)
+        self.assertIn("4.4.220 i386 highmem y", cells)
+        self.assertNotIn("debian x86_64 pagespan y", cells)
         self.assertIn("4.4.178 sparc64 slub y", cells)
         self.assertIn("debian arm64 slab y", cells)
         self.assertNotIn("4.4.178 arm64 slub n", cells)
@@ -336,3 +341,26 @@ echo "boot-test: $*: PASS"
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Profiles(unittest.TestCase):
+    """Config profiles: ci/configs/NAME.config with a "# profile:" header."""
+
+    def test_every_profile_builds_on_an_allocator_and_has_an_arch(self):
+        used = set()
+        for name in arch.names():
+            for p in arch.get(name).profiles.split():
+                self.assertIn(p, profile.names(), name)
+                used.add(p)
+        for p in profile.names():
+            facts = profile.read(p)
+            self.assertIn(facts["include"], profile.ALLOCATORS, p)
+            self.assertIn(p, used, "no arch runs profile %s" % p)
+        self.assertEqual(profile.choices()[:2], ["slub", "slab"])
+
+    def test_shell_and_errors(self):
+        self.assertIn("PROFILE_APPEND='slub_debug=ZP'",
+                      profile.shell("slub-debug"))
+        self.assertIn("PROFILE_FRAGMENT=''", profile.shell("slab"))
+        with self.assertRaisesRegex(UserError, "neither an allocator"):
+            profile.read("slob")

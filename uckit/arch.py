@@ -25,6 +25,8 @@ Keys of [arch] (all but karch and srcarch optional):
   debarch        Debian's name; rpmarch rpm's
   packaged       yes: .deb/.rpm packages are built and tested for it
   bench          yes: make bench runs on it
+  profiles       config profiles (ci/configs/NAME.config, "# profile:")
+                 that make boot-all runs on it, hardened and control
   unbuildable    why the arch is wired and audited but never built here
 """
 
@@ -47,10 +49,11 @@ SHELL = (("karch", "KARCH"), ("srcarch", "ARCH_SRCARCH"),
          ("serial2", "ARCH_SERIAL2"), ("expect", "ARCH_EXPECT"),
          ("needs", "ARCH_NEEDS"), ("debarch", "ARCH_DEBARCH"),
          ("rpmarch", "ARCH_RPMARCH"))
-KEYS = {k for k, _ in SHELL} | {"order", "packaged", "bench", "unbuildable"}
+KEYS = {k for k, _ in SHELL} | {"order", "packaged", "bench", "unbuildable",
+                                "profiles"}
 DEFAULTS = {"order": "50", "cross_compile": "", "kcflags": "", "expect": "",
             "needs": "", "serial2": "yes", "packaged": "no", "bench": "no",
-            "unbuildable": ""}
+            "unbuildable": "", "profiles": ""}
 
 
 class Arch:

@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from . import UserError, apply, arch, cache, log, source, series
-from . import expect, job, matrix, plan
+from . import expect, job, matrix, plan, profile
 
 DEPS = ("coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev "
         "cpio busybox-static ccache rsync linux-source-6.1 shellcheck "
@@ -123,7 +123,7 @@ def parser():
 
 
 # Modules that add verbs of their own.
-EXTRA = (expect, job, matrix, plan)
+EXTRA = (expect, job, matrix, plan, profile)
 
 
 def main(argv):

@@ -11,7 +11,8 @@ the verdicts that compare the two.
 The files chosen, in order: tests/guest/expect/default; the files the
 arch's "expect =" names (uckit/arches/ARCH.ini; NAME@X.Y only for kernels
 X.Y and later); since-X.Y for every X.Y up to the kernel's branch, in
-version order; each --expect FILE.  Nothing else is looked for: a
+version order; every config-NAME (a config profile's differences, which
+say what they require); each --expect FILE.  Nothing else is looked for: a
 difference of one branch is a since-X.Y file (it holds for the later
 branches too) or an arch file with NAME@X.Y.  A file with "requires
 CONFIG_X" lines counts only where the build's .config sets each to y.  The
@@ -160,6 +161,10 @@ def choose_files(expect_dir, arch_name, arch_expect, kbuild, extra=()):
     branch = kernel_branch(kbuild)
     names = arch_files(arch_name, arch_expect, branch, kbuild)
     names += since_files(expect_dir, branch)
+    # config-NAME: the differences of a config profile, each file chosen
+    # where the build's .config sets what its "requires" lines name.
+    names += sorted(os.path.basename(p) for p in
+                    glob.glob(os.path.join(expect_dir, "config-*")))
     files = [os.path.join(expect_dir, "default")]
     for name in names:
         path = os.path.join(expect_dir, name)

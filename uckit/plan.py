@@ -25,7 +25,8 @@ import sys
 import tempfile
 import time
 
-from . import TOP, UserError, apply, arch, cache, knobs, series, source
+from . import (TOP, UserError, apply, arch, cache, knobs, profile, series,
+               source)
 
 Cell = collections.namedtuple("Cell", "kernel arch alloc hardened")
 
@@ -196,11 +197,15 @@ def all_cells(plan, versions, mans):
     for k in kernels:
         plan.add(k, host, "slub y", "slab y", "slub n")
         for name in arch.names():
-            if name == host:
-                continue
-            plan.add(k, name, "slub y")
-            if name in distro:
-                plan.add(k, name, "slab y")
+            if name != host:
+                plan.add(k, name, "slub y")
+                if name in distro:
+                    plan.add(k, name, "slab y")
+            if k != "debian" and not is_native(k, mans) and has_series(k):
+                # The config profiles (ci/configs/*.config with a
+                # "# profile:" header) on the arches each is meant for.
+                for alloc, hardened in profile.cells(name):
+                    plan.add(k, name, "%s %s" % (alloc, hardened))
 
 
 def current_cells():
@@ -516,7 +521,7 @@ def register(sub):
     v = sub.add_parser("estimate", help=text, description=text)
     v.add_argument("--kernel", required=True)
     v.add_argument("--arch", required=True)
-    v.add_argument("--alloc", required=True, choices=("slub", "slab"))
+    v.add_argument("--alloc", required=True, choices=profile.choices())
     v.add_argument("--hardened", required=True, choices=("y", "n"))
     v.set_defaults(func=cmd_estimate)
     text = "boot-test every cell of a plan, one after another (no budget), " \

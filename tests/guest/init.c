@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -36,6 +37,9 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/futex.h>
+#ifdef __i386__
+#include <sys/vm86.h>
+#endif
 
 #include "uc_selftest.h"
 
@@ -717,6 +721,67 @@ static int run_workload(int number)
 	return 1;
 }
 
+/*
+ * A round trip through vm86 mode (i386 with CONFIG_VM86): real-mode code
+ * that is one "hlt", which faults back to 32-bit mode, where the kernel
+ * copies the vm86 registers out to the caller (copy_vm86_regs_to_user()
+ * before 4.3: from the trap frame, above every C frame of the stack).  A
+ * legitimate copy: the process must survive it.  Exits 16 + EOPNOTSUPP
+ * where there is no vm86 mode (n/a).
+ */
+static void child_vm86(void)
+{
+#ifdef __i386__
+	struct vm86plus_struct v;
+	unsigned char *code;
+	long ret;
+
+	code = mmap((void *)0x10000, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		_exit(9);
+	code[0] = 0xf4;				/* hlt */
+	memset(&v, 0, sizeof(v));
+	v.regs.cs = v.regs.ss = v.regs.ds = v.regs.es = 0x1000;
+	v.regs.eip = 0;
+	v.regs.esp = 0x800;
+	v.regs.eflags = 0x202;			/* IF, and bit 1 */
+	v.cpu_type = CPU_386;
+	ret = syscall(SYS_vm86, VM86_ENTER, &v);
+	if (ret < 0 && errno == ENOSYS)
+		_exit(16 + EOPNOTSUPP);
+	_exit(ret < 0 ? 10 : 0);
+#else
+	_exit(16 + EOPNOTSUPP);
+#endif
+}
+
+static int run_vm86(int number)
+{
+	static const char name[] = "vm86_return";
+	struct observation o;
+	int status, timed_out;
+	pid_t pid;
+
+	kmsg_mark();
+	pid = fork();
+	if (pid == 0)
+		child_vm86();
+	if (pid < 0) {
+		emit("not ok %d %s # fork: %s", number, name, strerror(errno));
+		return 0;
+	}
+	status = reap(pid, CASE_TIMEOUT_MS, &timed_out);
+	observe(&o, status, timed_out);
+	report_lines(&o, name, status);
+	if (o.reason[0]) {
+		emit("not ok %d %s # %s", number, name, o.reason);
+		return 0;
+	}
+	emit("ok %d %s", number, name);
+	return 1;
+}
+
 /* An oops must kill only the child: make sure it does not panic. */
 static void no_panic_on_oops(void)
 {
@@ -817,10 +882,11 @@ int main(void)
 		     strerror(-ret));
 		power_off();
 	}
-	emit("1..%d", UC_NR_CASES + 1);
+	emit("1..%d", UC_NR_CASES + 2);
 
 	for (test = 0; test < UC_NR_CASES; test++)
 		passed += run_case(test, ++number);
+	passed += run_vm86(++number);
 	passed += run_workload(++number);
 
 	emit("# totals: %d of %d observed", passed, number);

@@ -35,6 +35,7 @@
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/mm.h>
+#include <linux/highmem.h>
 #include <asm/sections.h>
 
 #include "uc_selftest.h"
@@ -328,10 +329,13 @@ static unsigned long uc_path_to_user(struct uc_ctx *c, enum uc_path path,
 		left = __copy_to_user(c->ubuf, p, n);
 		break;
 	case UC_PATH_INATOMIC:
-		/* The buffer is faulted in already: no fault to take. */
-		pagefault_disable();
+		/*
+		 * Without pagefault_disable(): the user buffer is faulted in
+		 * already, and 4.4's pagefault_enable() WARNs, whose
+		 * __bug_table entry 4.4's arm64 module loader cannot
+		 * relocate (R_AARCH64_PREL32 overflow).
+		 */
 		left = __copy_to_user_inatomic(c->ubuf, p, n);
-		pagefault_enable();
 		break;
 	case UC_PATH_ITER:
 #if UC_HAVE_ITER
@@ -360,9 +364,7 @@ static unsigned long uc_path_from_user(struct uc_ctx *c, enum uc_path path,
 		left = __copy_from_user(p, c->ubuf, n);
 		break;
 	case UC_PATH_INATOMIC:
-		pagefault_disable();
 		left = __copy_from_user_inatomic(p, c->ubuf, n);
-		pagefault_enable();
 		break;
 	case UC_PATH_NOCACHE:
 #if UC_HAVE_NOCACHE
@@ -370,9 +372,7 @@ static unsigned long uc_path_from_user(struct uc_ctx *c, enum uc_path path,
 #endif
 		break;
 	case UC_PATH_INATOMIC_NOCACHE:
-		pagefault_disable();
 		left = __copy_from_user_inatomic_nocache(p, c->ubuf, n);
-		pagefault_enable();
 		break;
 	case UC_PATH_ITER:
 #if UC_HAVE_ITER
@@ -511,6 +511,48 @@ static noinline int uc_stack_helper(struct uc_ctx *c, bool to_user)
 	return ret;
 }
 
+/*
+ * Two pages of one order-1 allocation that is not a compound page: as far
+ * as a page-span check can tell, separately allocated pages.  Legitimate
+ * by default; HARDENED_USERCOPY_PAGESPAN=y refuses the copy across them.
+ */
+static int uc_page_span_to_user(struct uc_ctx *c)
+{
+	struct page *pages = alloc_pages(GFP_KERNEL, 1);
+	char *p;
+	int ret;
+
+	if (!pages)
+		return -ENOMEM;
+	p = page_address(pages);
+	memset(p, 'G', 2 * PAGE_SIZE);
+	ret = uc_check(copy_to_user(c->ubuf, uc_ptr(p + PAGE_SIZE - 32),
+				    uc_size(UC_COPY_SIZE)));
+	__free_pages(pages, 1);
+	return ret;
+}
+
+/*
+ * A page from highmem where there is one (i386 HIGHMEM4G with more than
+ * 896 MiB), mapped with kmap(): not in the linear map, not slab, legitimate.
+ */
+static int uc_kmap_to_user(struct uc_ctx *c)
+{
+	struct page *page = alloc_page(GFP_HIGHUSER);
+	char *p;
+	int ret;
+
+	if (!page)
+		return -ENOMEM;
+	p = kmap(page);
+	memset(p, 'K', PAGE_SIZE);
+	ret = uc_check(copy_to_user(c->ubuf, uc_ptr(p + 16),
+				    uc_size(PAGE_SIZE - 32)));
+	kunmap(page);
+	__free_page(page);
+	return ret;
+}
+
 /* A compile-time constant size is not checked at run time. */
 static int uc_const_size_to_user(struct uc_ctx *c)
 {
@@ -596,6 +638,10 @@ static int uc_run(unsigned int test, struct uc_ctx *c)
 		return uc_stack_helper(c, true);
 	case UC_STACK_HELPER_FROM_USER:
 		return uc_stack_helper(c, false);
+	case UC_PAGE_SPAN_TO_USER:
+		return uc_page_span_to_user(c);
+	case UC_KMAP_TO_USER:
+		return uc_kmap_to_user(c);
 	}
 	return -EINVAL;
 }

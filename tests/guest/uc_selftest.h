@@ -36,6 +36,8 @@
 	X(UC_TEXT_ALIAS_TO_USER, text_alias_to_user, 1)			\
 	X(UC_STACK_HELPER_TO_USER, stack_helper_to_user, 0)		\
 	X(UC_STACK_HELPER_FROM_USER, stack_helper_from_user, 0)		\
+	X(UC_PAGE_SPAN_TO_USER, page_span_to_user, 0)			\
+	X(UC_KMAP_TO_USER, kmap_to_user, 0)				\
 	UC_SELFTEST_PATH_CASES(X)
 
 /*
