@@ -110,21 +110,35 @@ if want lint; then
 	fi
 fi
 
-# Pristine trees in the cache: those the manifests name, plus any other
-# linux-X.Y.Z someone put there (a second sublevel proves robustness).
+# Pristine trees in the cache: those the manifests name (newest branch
+# first), then any other linux-X.Y.Z someone put there (a second sublevel
+# proves robustness), newest first.
 cached_trees() {
-	local d
+	local d defaults
+	defaults=$(sed -n 's/^default: /linux-/p' "$top"/kernels/[0-9]*)
 	for d in "$cache"/trees/linux-*/; do
-		[ -f "$d/Makefile" ] && basename "$d"
-	done
+		[ -f "$d/Makefile" ] || continue
+		d=$(basename "$d")
+		if grep -qx -- "$d" <<<"$defaults"; then echo "0 $d"; else echo "1 $d"; fi
+	done | sort -k1,1 -k2,2Vr | cut -d' ' -f2
 }
 
 if want trees; then
 	echo "# trees: apply, audit, idempotence and quilt export on cached trees"
 	mapfile -t trees < <(cached_trees)
 	[ "${#trees[@]}" -gt 0 ] || skip "real-tree apply" "no kernel tree in $cache/trees (see README: kernel cache)"
+	# Every tree is worth a round trip, but a cache with every branch and
+	# second sublevels would take half an hour: a tree starts only if it
+	# fits in UC_TREES_BUDGET (make boot-all's machines run them all).
+	trees_budget=$(uckit knobs --get UC_TREES_BUDGET) || exit 2
+	tree_s=$(uckit knobs --get UC_TREE_S) || exit 2
+	trees_start=$(date +%s)
 	for t in ${trees[@]+"${trees[@]}"}; do
 		v=${t#linux-}
+		if why=$(over_budget "$tree_s" "$trees_start" "$trees_budget" UC_TREES_BUDGET "the trees section"); then
+			skip "apply+audit+export $v" "$why"
+			continue
+		fi
 		# What the tree is decides the test (uckit info's state: native
 		# or hardened before, or a backport target with a series).
 		if ! info=$(uckit info --kernel "$cache/trees/$t" 2>"$logdir/info.err"); then

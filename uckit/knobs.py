@@ -17,6 +17,12 @@ KNOBS = (
     Knob("UC_CHECK_BUDGET", "2700",
          "seconds for the whole of make check: a boot cell or package test "
          "starts only if its estimate fits in what is left"),
+    Knob("UC_TREES_BUDGET", "900",
+         "seconds for make check's trees section: a tree's round trip (~"
+         "UC_TREE_S each) starts only if it fits in what is left"),
+    Knob("UC_TREE_S", "200",
+         "the estimate of one tree's apply, audit, re-apply and export round "
+         "trip"),
     Knob("UC_BOOT_BUDGET", "1500",
          "seconds for make check's boot section: a cell starts only if its "
          "estimate fits in what is left"),
