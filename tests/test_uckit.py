@@ -14,8 +14,8 @@ from unittest import mock
 from helpers import TOP, Base, mini_tree, native_tree
 
 import uckit
-from uckit import (cache, cocci, kconfig, macrocheck, patching, rename,
-                   series, source)
+from uckit import (apply, cache, cocci, kconfig, macrocheck, patching,
+                   rename, series, source)
 
 
 class Errors(Base):
@@ -339,6 +339,20 @@ class Apply(Base):
             self.assertIsNone(patching.step_patch(tree, step, before))
             self.assertIsNone(patching.not_needed(
                 tree, patch.replace("^FLUSH = on$", "plain")))
+
+    def test_unwired_arch_is_reported_never_counted(self):
+        # An arch of the tree that no step wires: "unsupported arch",
+        # and apply --arch for it says so; a wired arch is named wired.
+        tree = mini_tree(os.path.join(self.tmp, "t"))
+        os.makedirs(os.path.join(tree, "arch", "alpha"))
+        lines = ["audit: wired arch/x86/include/asm/uaccess.h:7 "
+                 "copy_from_user",
+                 "audit: wired arch/alpha/Kconfig config ALPHA select X"]
+        wired, unsupported = apply.coverage(tree, lines)
+        self.assertEqual(wired, ["x86"])
+        self.assertEqual(unsupported, ["alpha"])
+        self.assertEqual(apply.srcarch_of("i386"), "x86")
+        self.assertEqual(apply.srcarch_of("alpha"), "alpha")
 
     def test_tarball_kernel(self):
         tree = mini_tree(os.path.join(self.tmp, "linux-4.4.999"))

@@ -283,8 +283,9 @@ def current(code):
 # The tables.
 
 GRID_INTRO = """\
-Kernel x arch: the cells that passed (slub, slab; -n = the HARDENED=n
-control, which must let every violation through); FAIL/build failed
+Kernel x arch: the cells that passed (slub, slab, or a config profile
+such as slub-debug, docs/testing.md; -n = the HARDENED=n control, which
+must let every violation through); FAIL/build failed
 name the first reason; n/a: the tree has no such arch; a blank cell
 was not run.
 """
