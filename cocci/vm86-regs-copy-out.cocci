@@ -39,11 +39,11 @@ copy_vm86_regs_to_user(T user, ...)
 +
 +	if (!access_ok(VERIFY_WRITE, user, sizeof(*user)))
 +		return -EFAULT;
-<...
+<+...
 - copy_to_user
 + __copy_to_user
   (...)
-...>
+...+>
 }
 
 // The calls in copy_vm86_regs_to_user(), by kind (a plain call match
