@@ -339,6 +339,10 @@ class Apply(Base):
             self.assertIsNone(patching.step_patch(tree, step, before))
             self.assertIsNone(patching.not_needed(
                 tree, patch.replace("^FLUSH = on$", "plain")))
+            # Skip-if: a later sublevel carries the fix in another form
+            self.assertIn("already", patching.not_needed(
+                tree, patch.replace("Needed-if: Makefile ^FLUSH = on$",
+                                    "Skip-if: Makefile plain")))
 
     def test_unwired_arch_is_reported_never_counted(self):
         # An arch of the tree that no step wires: "unsupported arch",

@@ -85,21 +85,25 @@ def absent_arch(tree, files):
 
 
 def not_needed(tree, text):
-    """Why a patch with a "Needed-if: FILE REGEX" header line does not
-    apply to TREE (FILE lacks REGEX), or None.  A compat fix for code
-    that only some sublevels carry names that code, so it is skipped,
-    not failed, on the sublevels without it."""
+    """Why a compat patch does not apply to TREE, or None, from its header
+    lines: "Needed-if: FILE REGEX" (FILE lacks REGEX: the code the fix is
+    for is not there) and "Skip-if: FILE REGEX" (FILE has REGEX: a later
+    sublevel carries the fix in another form).  Either way the step is
+    skipped on that sublevel, not failed."""
     for line in text.split("\n---\n", 1)[0].splitlines():
-        m = re.match(r"^Needed-if:\s+(\S+)\s+(.+?)\s*$", line)
+        m = re.match(r"^(Needed|Skip)-if:\s+(\S+)\s+(.+?)\s*$", line)
         if not m:
             continue
-        path = os.path.join(tree, m.group(1))
+        path = os.path.join(tree, m.group(2))
         body = ""
         if os.path.isfile(path):
             with open(path, errors="replace") as f:
                 body = f.read()
-        if not re.search(m.group(2), body, re.M):
-            return "%s has no %s" % (m.group(1), m.group(2))
+        found = re.search(m.group(3), body, re.M) is not None
+        if m.group(1) == "Needed" and not found:
+            return "%s has no %s" % (m.group(2), m.group(3))
+        if m.group(1) == "Skip" and found:
+            return "%s has %s already" % (m.group(2), m.group(3))
     return None
 
 
