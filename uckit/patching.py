@@ -131,7 +131,7 @@ def step_patch(tree, step, before):
                           "--silent", "-f"], cwd=tree, input=text,
                          capture_output=True, text=True)
     why = not_needed(tree, text)
-    if why is not None and fwd.returncode != 0:
+    if why is not None:
         # A sublevel without the code the fix is for (4.1.5 has no RFI
         # flush to misplace): the problem is not there to fix.
         log("        patches/%s: not needed here (%s): skipped"
