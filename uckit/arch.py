@@ -25,6 +25,8 @@ Keys of [arch] (all but karch and srcarch optional):
   debarch        Debian's name; rpmarch rpm's
   packaged       yes: .deb/.rpm packages are built and tested for it
   bench          yes: make bench runs on it
+  like           another arch whose keys this one starts from (mipsel:
+                 like = mips), so a variant states only what differs
   profiles       config profiles (ci/configs/NAME.config, "# profile:")
                  that make boot-all runs on it, hardened and control
   unbuildable    why the arch is wired and audited but never built here
@@ -50,7 +52,7 @@ SHELL = (("karch", "KARCH"), ("srcarch", "ARCH_SRCARCH"),
          ("needs", "ARCH_NEEDS"), ("debarch", "ARCH_DEBARCH"),
          ("rpmarch", "ARCH_RPMARCH"))
 KEYS = {k for k, _ in SHELL} | {"order", "packaged", "bench", "unbuildable",
-                                "profiles"}
+                                "profiles", "like"}
 DEFAULTS = {"order": "50", "cross_compile": "", "kcflags": "", "expect": "",
             "needs": "", "serial2": "yes", "packaged": "no", "bench": "no",
             "unbuildable": "", "profiles": ""}
@@ -89,10 +91,17 @@ def load(path):
     if parser.sections() != ["arch"]:
         raise UserError("%s: expected one [arch] section" % path)
     fields = dict(DEFAULTS)
+    like = parser.get("arch", "like", fallback="").strip()
+    if like:
+        base = os.path.join(os.path.dirname(path), like + ".ini")
+        if not os.path.isfile(base) or like == name:
+            raise UserError("%s: like = %s names no other arch" % (path, like))
+        fields.update(load(base).fields)
     for key, value in parser.items("arch"):
         if key not in KEYS:
             raise UserError("%s: unknown key '%s'" % (path, key))
         fields[key] = value.strip()
+    fields.pop("like", None)
     for key in ("karch", "srcarch"):
         if not fields.get(key):
             raise UserError("%s: '%s' is required" % (path, key))
