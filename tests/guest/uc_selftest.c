@@ -121,9 +121,39 @@ static unsigned long uc_overrun_len(const void *obj)
 	return uc_size(ksize(obj) + UC_SLAB_OVERRUN);
 }
 
+/*
+ * kmalloc(size) for a case that copies up to overrun bytes past the end of
+ * the object: an object whose overrun stays off the current task's stack.
+ * The stack is checked before the slab, so an overrun into a stack that
+ * happens to follow the slab page (an 8 KiB arm stack after the last
+ * kmalloc-1024 object of a page, say) is refused as a stack violation,
+ * and the verdict would depend on where the allocator put the object.
+ * Objects that touch the stack are held while the next one is taken.
+ */
+static void *uc_kmalloc_off_stack(size_t size, size_t overrun)
+{
+	const char *stack = task_stack_page(current);
+	char *held[4];
+	char *obj;
+	int n = 0;
+
+	for (;;) {
+		obj = kmalloc(size, GFP_KERNEL);
+		if (!obj || n == ARRAY_SIZE(held))
+			break;
+		if (obj + ksize(obj) + overrun <= stack ||
+		    obj >= stack + THREAD_SIZE)
+			break;
+		held[n++] = obj;
+	}
+	while (n--)
+		kfree(held[n]);
+	return obj;
+}
+
 static int uc_slab_overflow_to_user(struct uc_ctx *c)
 {
-	char *obj = uc_ptr(kmalloc(UC_SLAB_SIZE, GFP_KERNEL));
+	char *obj = uc_ptr(uc_kmalloc_off_stack(UC_SLAB_SIZE, UC_SLAB_OVERRUN));
 	unsigned long n;
 	int ret;
 
@@ -143,7 +173,7 @@ static int uc_slab_overflow_to_user(struct uc_ctx *c)
  */
 static int uc_slab_overflow_from_user(struct uc_ctx *c)
 {
-	char *obj = uc_ptr(kmalloc(UC_SLAB_SIZE, GFP_KERNEL));
+	char *obj = uc_ptr(uc_kmalloc_off_stack(UC_SLAB_SIZE, UC_SLAB_OVERRUN));
 	char *snap = NULL;
 	unsigned long n;
 	int ret = -ENOMEM;
@@ -399,7 +429,7 @@ static int uc_path_case(struct uc_ctx *c, enum uc_path path, bool to_user,
 
 	if (!uc_path_exists(path, to_user))
 		return -EOPNOTSUPP;
-	obj = uc_ptr(kmalloc(UC_BIG_SIZE, GFP_KERNEL));
+	obj = uc_ptr(uc_kmalloc_off_stack(UC_BIG_SIZE, UC_BIG_OFFSET));
 	if (!obj)
 		return -ENOMEM;
 	memset(obj, 'P', UC_BIG_SIZE);
