@@ -77,52 +77,16 @@ na_cell() {
 }
 why=$(uckit na --kernel "$tree" --arch "$arch") || exit 1
 [ -z "$why" ] || na_cell "$why"
-# The hardened copy of a pristine tree ($cache/work/KEY) is stale when the
-# series changed (its fingerprint) or anything in the tree changed after
-# it was applied (uckit copy-stale, the rule the plan's estimate uses).
-fp=$(sed -n 's/^fingerprint=//p' <<<"$info")
-case "$state" in
-none)
-	# One hardened copy per pristine tree, at a stable path: when the
-	# series changes it is re-applied in place, so the out-of-tree build
-	# and ccache see the same paths and only rebuild what really changed.
-	src="$cache/work/$key"
-	mkdir -p "$cache/work"
-	# Two cells of one tree may start together: one applies, one waits.
-	exec 9>"$src.lock"
-	flock 9
-	if uckit copy-stale --kernel "$tree"; then
-		rm -rf "$src.new"
-		if ! uckit apply --kernel "$tree" --out "$src.new" 2>&1 |
-			tee "$cache/work/$key.apply.log"; then
-			reason=$(grep -m1 -E 'error|fail|UNWIRED|MISSING' "$cache/work/$key.apply.log" || true)
-			write_cell "${RESULTS:-$cache/results}/$key-$arch-$alloc-h$hardened" \
-				apply-failed 0 0 failed - - - "${reason:-see $key.apply.log}"
-			die "apply of $tree failed (the cell is recorded as apply-failed)"
-		fi
-		if [ -d "$src" ] && command -v rsync >/dev/null; then
-			# Only files whose content changed get a new mtime:
-			# a change to mm/usercopy.c rebuilds that file, not
-			# everything that includes a re-patched header.
-			rm -f "$src.applied"
-			rsync -rlD --checksum --delete "$src.new/" "$src/"
-			rm -rf "$src.new"
-		else
-			rm -rf "$src" "$src.applied"
-			mv "$src.new" "$src"
-		fi
-		echo "$fp" > "$src.applied"
-	fi
-	exec 9>&-
-	label="backport"
-	;;
-native|backport)
-	src=$tree
-	label=$state
-	;;
-*)
-	die "tree $tree is partially hardened (dirty): start from a pristine tree" ;;
-esac
+# The source to build (ci/lib.sh): the hardened copy of a pristine tree,
+# or a hardened or native tree as it is.
+rc=0
+source_to_build "$tree" "$state" "$key" || rc=$?
+[ "$rc" != 2 ] || exit 1
+if [ "$rc" = 1 ]; then
+	write_cell "${RESULTS:-$cache/results}/$key-$arch-$alloc-h$hardened" \
+		apply-failed 0 0 failed - - - "$apply_reason"
+	die "apply of $tree failed (the cell is recorded as apply-failed)"
+fi
 
 cell="$key-$arch-$alloc-h$hardened"
 build="$cache/build/$cell"

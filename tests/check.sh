@@ -1,7 +1,7 @@
 #!/bin/bash
 # The test suite: `make check`.
 #
-#   tests/check.sh [--only unit|cocci|lint|trees|boot|packages]
+#   tests/check.sh [--only unit|cocci|lint|trees|boot|soak|packages]
 #
 # unit and cocci always run; lint needs checkpatch.pl (from Debian's
 # linux-source-6.1) and shellcheck; trees and boot run for every kernel in
@@ -181,7 +181,8 @@ if want boot; then
 		case "$rc" in
 		0) pass "$name" ;;
 		77) skip "$name" "$(sed -n 's/^boot-test: .*: N\/A (\(.*\))$/n\/a: \1/p' "$log")" ;;
-		*) fail "$name"; sed 's/^/#   /' "$log" | tail -n 60 ;;
+		# The verdicts that passed are left out so the failing ones show.
+		*) fail "$name"; grep -v '^ok [0-9]' "$log" | sed 's/^/#   /' | tail -n 60 ;;
 		esac
 	}
 	if [ "$boot_on" = 0 ]; then
@@ -205,6 +206,38 @@ if want boot; then
 				boot_cell "$k" "$a" "$al" "$h" "$est" ;;
 			esac
 		done
+	fi
+fi
+
+if want soak; then
+	echo "# soak: the newest backport, hardened, on the host arch: a distro-class kernel on Debian 12 under stress-ng and real programs (warm only: a machine that soaked it before)"
+	# The soak plan (python3 -m uckit plan --cells soak): a line
+	# KERNEL ARCH HARDENED ESTIMATE_S, or a SKIP line with the reason.
+	soak_on=$(uckit knobs --get UC_SOAK) || exit 2
+	if [ "$soak_on" = 0 ]; then
+		skip "soak" "UC_SOAK=0"
+	elif ! splan=$(uckit plan --cells soak); then
+		fail "soak plan" "python3 -m uckit plan --cells soak failed"
+	else
+		while IFS= read -r line; do
+			case "$line" in
+			"") ;;
+			"# SKIP "*)
+				line=${line#"# SKIP "}
+				skip "${line%% # *}" "${line#* # }" ;;
+			*)
+				read -r k a h est <<<"$line"
+				name="soak $k $a hardened=$h"
+				if why=$(over_budget "$est" "$run_start" "$check_budget" UC_CHECK_BUDGET "make check"); then
+					skip "$name" "$why"
+				elif bash "$top/ci/soak.sh" "$k" "$a" "$h" >"$logdir/soak.log" 2>&1; then
+					pass "$name"
+				else
+					fail "$name"
+					grep -v '^stressor ' "$logdir/soak.log" | sed 's/^/#   /' | tail -n 40
+				fi ;;
+			esac
+		done <<<"$splan"
 	fi
 fi
 
