@@ -79,9 +79,19 @@ class Expectations(unittest.TestCase):
         # 4.4 x86_64: the default table alone; the frame walker catches
         # dead frames, constant sizes are not checked.
         files, want = self.expect("x86_64", "4.4.220", [])
-        self.assertEqual(files, ["default"])
+        self.assertEqual(files, ["default", "text-alias", "since-3.19"])
+        self.assertEqual(want["text_alias_to_user"], "killed exposure text")
+        self.assertEqual(want["iter_overflow_to_user"],
+                         "killed exposure slab")
         self.assertEqual(want["stack_frame_to_user"],
                          "killed exposure stack")
+        # Where a case cannot run, the tables say n/a: no iov_iter before
+        # 3.19, no text alias outside x86_64, no vm86 without CONFIG_VM86.
+        _, want = self.expect("x86_64", "3.18.140", [])
+        self.assertEqual(want["iter_overflow_to_user"], "n/a")
+        _, want = self.expect("arm64", "4.4.220", [])
+        self.assertEqual(want["text_alias_to_user"], "n/a")
+        self.assertEqual(want["vm86_return"], "n/a")
         # 4.9 s390x checks constant sizes (out of line), 4.14 does not.
         _, want = self.expect("s390x", "4.9.337", [])
         self.assertEqual(want["const_size_to_user"], "killed exposure text")
@@ -411,6 +421,18 @@ class Verdicts(unittest.TestCase):
                       'observed "survived"\n', text)
         self.assertTrue(text.endswith("# 1 of 5 failed\n"))
         self.assertEqual(failed, 1)
+
+    def test_n_a_only_where_expected(self):
+        # A case that could not run where it should have is a failure.
+        text, failed = self.verdicts({"a": "n/a", "b": "survived"})
+        self.assertIn('not ok 2 a # expected "killed exposure slab", '
+                      'observed "n/a" (the case did not run)\n', text)
+        self.assertEqual(failed, 1)
+        ok, note = expect.case_verdict("n/a", "", "n/a")
+        self.assertTrue(ok)
+        self.assertIn("SKIP n/a", note)
+        ok, _ = expect.case_verdict("n/a", "", "survived")
+        self.assertFalse(ok)
 
     def test_not_observed(self):
         text, failed = self.verdicts({"b": "survived"})
