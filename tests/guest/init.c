@@ -11,6 +11,11 @@
  * A legitimate workload follows, which must log no "usercopy:" line at all.
  * The report goes to the console and, when it exists, to the second serial
  * port, which carries nothing else.  Then the machine is powered off.
+ *
+ * Run as "init --case NAME" under a full userspace (the soak, whose script
+ * has loaded the module), it runs that one case in its own process and
+ * exits as a case child does: killed by the kernel, or 0 when the copy
+ * went through.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -36,7 +41,9 @@
 #include <sys/types.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <linux/fb.h>
 #include <linux/futex.h>
+#include <scsi/sg.h>
 #ifdef __i386__
 #include <sys/vm86.h>
 #endif
@@ -45,6 +52,8 @@
 
 #define MODULE_PATH	"/uc_selftest.ko"
 #define DEVICE_PATH	"/dev/uc_selftest"
+/* A case child's exit: a bug replayed found its fix (the kernel said no). */
+#define REFUSED_EXIT	15
 #define BUSYBOX_PATH	"/bin/busybox"
 #define KTAP_TTY	"/dev/ttyS1"
 #define DONE_MARKER	"# UC-SUITE-DONE"
@@ -486,6 +495,8 @@ static void observe(struct observation *o, int status, int timed_out)
 		fate = "survived";
 	} else if (WEXITSTATUS(status) == 16 + EOPNOTSUPP) {
 		fate = "n/a";	/* the kernel lacks the routine the case needs */
+	} else if (WEXITSTATUS(status) == REFUSED_EXIT) {
+		fate = "refused";	/* a bug's fix is in: the kernel said no */
 	} else {
 		fate = "failed";
 		exit_reason(status, o->reason, sizeof(o->reason));
@@ -756,9 +767,95 @@ static void child_vm86(void)
 #endif
 }
 
-static int run_vm86(int number)
+/*
+ * Real bugs replayed: a historical kernel bug whose primitive is an
+ * over-long or misdirected copy of a kernel object, driven from user
+ * space as its exploit would.  "survived" means the bad copy went through
+ * (the stock kernel leaks or overwrites), "killed exposure slab" (say)
+ * that hardened usercopy refused it, "refused" that the kernel carries
+ * the bug's fix, n/a that the kernel lacks the device (config profile
+ * realbugs has them).
+ *
+ * CVE-2016-8405, fixed by "fbdev: color map copying bounds checking"
+ * (4.10; of the trees here 3.10.108, 3.18.140, 4.1.52 and 4.4 have it):
+ * fb_cmap_to_user() keeps the offset into the colour map in an int, so a
+ * start above 0x7fffffff makes it negative and FBIOGETCMAP copies from
+ * before the kmalloc()ed red[], green[] and blue[] arrays (256 entries,
+ * kmalloc-512 each) into the caller's buffers.  Eight entries before:
+ * each copy starts 16 bytes into the object below the array.
+ */
+static void child_bug_fb_cmap(void)
 {
-	static const char name[] = "vm86_return";
+	__u16 red[32], green[32], blue[32];
+	struct fb_cmap cmap = {
+		.start = 0xfffffff8u, .len = 32,
+		.red = red, .green = green, .blue = blue,
+	};
+	int fd = -1, tries;
+
+	drop_exit_user_accesses();
+	for (tries = 0; tries < 20 && fd < 0; tries++) {
+		fd = open("/dev/fb0", O_RDWR);
+		if (fd < 0 && errno != ENOENT)
+			break;
+		if (fd < 0)
+			sleep_ms(100);
+	}
+	if (fd < 0)
+		_exit(16 + EOPNOTSUPP);
+	memset(red, 0xa5, sizeof(red));
+	if (ioctl(fd, FBIOGETCMAP, &cmap) < 0)
+		_exit(errno == EINVAL ? REFUSED_EXIT : 16 + errno);
+	emit("# bug_fb_cmap_leak: 16 bytes from below red[]: "
+	     "%04x %04x %04x %04x %04x %04x %04x %04x",
+	     red[0], red[1], red[2], red[3], red[4], red[5], red[6], red[7]);
+	_exit(0);
+}
+
+/*
+ * CVE-2017-7187, fixed by "scsi: sg: check length passed to
+ * SG_NEXT_CMD_LEN" (4.11; of the trees here 4.1.52 and 4.4 have it):
+ * from 4.1 ("sg: relax 16 byte cdb restriction") sg_write() copies
+ * next_cmd_len bytes, as large as the caller likes, into its 252-byte
+ * stack array cmnd[].  300 bytes run 48 past it, over the saved
+ * registers and frame pointer (4.1.5 x86_64: cmnd[] is 292 bytes below
+ * the frame pointer): hardened usercopy's frame walker refuses the copy;
+ * the stock kernel writes zeros there and returns through them.
+ * 3.x still refuses a command over 16 bytes (-EIO).  Needs /dev/sg0 (the
+ * CD-ROM of QEMU's PC on libata: x86).
+ */
+static void child_bug_sg_cdb(void)
+{
+	unsigned char buf[sizeof(struct sg_header) + 300];
+	struct sg_header *hdr = (struct sg_header *)buf;
+	int fd = -1, tries, len = 300;
+
+	drop_exit_user_accesses();
+	for (tries = 0; tries < 20 && fd < 0; tries++) {
+		fd = open("/dev/sg0", O_RDWR);
+		if (fd < 0 && errno != ENOENT)
+			break;
+		if (fd < 0)
+			sleep_ms(100);
+	}
+	if (fd < 0)
+		_exit(16 + EOPNOTSUPP);
+	if (ioctl(fd, SG_NEXT_CMD_LEN, &len) < 0)
+		_exit(errno == ENOMEM ? REFUSED_EXIT : 16 + errno);
+	/* TEST UNIT READY (opcode 0), no data either way. */
+	memset(buf, 0, sizeof(buf));
+	hdr->reply_len = sizeof(*hdr);
+	if (write(fd, buf, sizeof(buf)) < 0)
+		_exit(errno == EIO ? REFUSED_EXIT : 16 + errno);
+	_exit(0);
+}
+
+/*
+ * One case whose kernel copy user space drives (vm86, a bug replayed):
+ * FN runs in a child of its own and exits as a case child does.
+ */
+static int run_user_case(const char *name, void (*fn)(void), int number)
+{
 	struct observation o;
 	int status, timed_out;
 	pid_t pid;
@@ -766,7 +863,7 @@ static int run_vm86(int number)
 	kmsg_mark();
 	pid = fork();
 	if (pid == 0)
-		child_vm86();
+		fn();
 	if (pid < 0) {
 		emit("not ok %d %s # fork: %s", number, name, strerror(errno));
 		return 0;
@@ -850,13 +947,27 @@ static void power_off(void)
 		pause();
 }
 
-int main(void)
+/* init --case NAME: one case, in this process (it does not return). */
+static int run_one_case(const char *name)
+{
+	unsigned int test;
+
+	for (test = 0; test < UC_NR_CASES; test++)
+		if (!strcmp(case_names[test], name))
+			child_run_case(test);
+	fprintf(stderr, "init: no case %s\n", name);
+	return 2;
+}
+
+int main(int argc, char **argv)
 {
 	struct utsname u;
 	int passed = 0, number = 0, ret, kmsg_err;
 	char probe[2048];
 	unsigned int test;
 
+	if (argc == 3 && !strcmp(argv[1], "--case"))
+		return run_one_case(argv[2]);
 	setup_console();
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	kmsg_err = errno;
@@ -882,11 +993,13 @@ int main(void)
 		     strerror(-ret));
 		power_off();
 	}
-	emit("1..%d", UC_NR_CASES + 2);
+	emit("1..%d", UC_NR_CASES + 4);
 
 	for (test = 0; test < UC_NR_CASES; test++)
 		passed += run_case(test, ++number);
-	passed += run_vm86(++number);
+	passed += run_user_case("vm86_return", child_vm86, ++number);
+	passed += run_user_case("bug_fb_cmap_leak", child_bug_fb_cmap, ++number);
+	passed += run_user_case("bug_sg_cdb_overflow", child_bug_sg_cdb, ++number);
 	passed += run_workload(++number);
 
 	emit("# totals: %d of %d observed", passed, number);
