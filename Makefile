@@ -12,7 +12,7 @@ CONFIG   ?=
 
 UCKIT := python3 -m uckit
 
-.PHONY: help deps deps-package apply export audit boot-test boot-all boot-stale run package package-test matrix matrix-record bench check lint
+.PHONY: help deps deps-package apply export audit boot-test soak boot-all boot-stale run package package-test matrix matrix-record bench check lint
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -48,6 +48,9 @@ deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
 	apt-get update -qq
 	command -v python3 >/dev/null || apt-get install -y -qq python3 >/dev/null
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$($(UCKIT) deps --packaging) >/dev/null
+
+soak: ## distro-class KERNEL (defconfig or CONFIG=.config) on Debian 12 under stress-ng and real programs
+	@bash ci/soak.sh $(if $(CONFIG),--config '$(CONFIG)') '$(KERNEL)' '$(ARCH)' '$(HARDENED)'
 
 boot-all: ## every feasible kernel x arch cell of the cache (hours when cold), then make matrix-record
 	@$(UCKIT) boot --cells all

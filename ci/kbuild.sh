@@ -2,14 +2,17 @@
 # Configure and build a kernel out of tree for the boot test.
 #
 #   ci/kbuild.sh --src TREE --build DIR --arch ARCH --alloc ALLOC \
-#                --hardened y|n [--fragment FILE ...]
+#                --hardened y|n [--base tinyconfig|defconfig|FILE]
+#                [--fragment FILE ...]
 #
 # ALLOC is slub, slab or a config profile (uckit/profile.py: a
 # ci/configs/NAME.config with a "# profile:" header, built over the
 # allocator its "# include:" names).
 #
-# Config (ci/kconfig.sh, shared with ci/package.sh): tinyconfig
-# (allnoconfig where a tree has no tinyconfig), then the fragments from
+# Config (ci/kconfig.sh, shared with ci/package.sh): the base, tinyconfig
+# by default (allnoconfig where a tree has no tinyconfig), the arch's
+# defconfig (the soak's distro-class kernel) or a .config file (a
+# maintainer's own), then the fragments from
 # ci/configs/ (base, arch, allocator, hardening, extra ones), then
 # olddefconfig.  Every symbol a fragment sets that the tree's Kconfig
 # defines must come out as asked: Kconfig dropping one silently is an error.
@@ -17,7 +20,7 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-src="" build="" arch="" alloc="" hardened=""
+src="" build="" arch="" alloc="" hardened="" base=tinyconfig
 extra=()
 
 die() { echo "kbuild: error: $*" >&2; exit 1; }
@@ -30,6 +33,7 @@ while [ $# -gt 0 ]; do
 	--alloc) alloc=$2; shift 2 ;;
 	--hardened) hardened=$2; shift 2 ;;
 	--fragment) extra+=("$2"); shift 2 ;;
+	--base) base=$2; shift 2 ;;
 	*) die "unknown argument $1" ;;
 	esac
 done
@@ -78,8 +82,21 @@ frags+=(${extra[@]+"${extra[@]}"})
 # The shared configure step (ci/kconfig.sh): tinyconfig, the fragments,
 # olddefconfig, and every symbol the fragments ask for and the tree
 # defines set so.
+case "$base" in
+tinyconfig) ;;
+defconfig)
+	# The arch's defconfig, kept beside the result as the base.
+	kmake defconfig >/dev/null || die "make defconfig failed in $src"
+	cp "$build/.config" "$build/uc-base.config"
+	base="$build/uc-base.config"
+	;;
+*)
+	[ -f "$base" ] || die "--base $base: no such config file"
+	base=$(cd "$(dirname "$base")" && pwd)/$(basename "$base")
+	;;
+esac
 rc=0
-kconfig_resolve kmake "$src" "$ARCH_SRCARCH" "$build" tinyconfig "${frags[@]}" || rc=$?
+kconfig_resolve kmake "$src" "$ARCH_SRCARCH" "$build" "$base" "${frags[@]}" || rc=$?
 case "$rc" in
 0) ;;
 1) die "configuration does not match the fragments (see above)" ;;

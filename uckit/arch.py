@@ -30,6 +30,11 @@ Keys of [arch] (all but karch and srcarch optional):
   profiles       config profiles (ci/configs/NAME.config, "# profile:")
                  that make boot-all runs on it, hardened and control
   unbuildable    why the arch is wired and audited but never built here
+  soak           the allocator or profile make soak builds on (empty: no
+                 soak on this arch); soak_qemu its machine, CPU, memory
+                 and CPU count; soak_disk the QEMU virtio block device
+                 (virtio-blk-pci or, without PCI, virtio-blk-device);
+                 soak_compat the arch of the 32-bit programs it also runs
 """
 
 import configparser
@@ -50,12 +55,15 @@ SHELL = (("karch", "KARCH"), ("srcarch", "ARCH_SRCARCH"),
          ("qemu_machine", "ARCH_QEMU_MACHINE"), ("console", "ARCH_CONSOLE"),
          ("serial2", "ARCH_SERIAL2"), ("expect", "ARCH_EXPECT"),
          ("needs", "ARCH_NEEDS"), ("debarch", "ARCH_DEBARCH"),
-         ("rpmarch", "ARCH_RPMARCH"))
+         ("rpmarch", "ARCH_RPMARCH"), ("soak", "ARCH_SOAK"),
+         ("soak_qemu", "ARCH_SOAK_QEMU"), ("soak_disk", "ARCH_SOAK_DISK"),
+         ("soak_compat", "ARCH_SOAK_COMPAT"))
 KEYS = {k for k, _ in SHELL} | {"order", "packaged", "bench", "unbuildable",
                                 "profiles", "like"}
 DEFAULTS = {"order": "50", "cross_compile": "", "kcflags": "", "expect": "",
             "needs": "", "serial2": "yes", "packaged": "no", "bench": "no",
-            "unbuildable": "", "profiles": ""}
+            "unbuildable": "", "profiles": "", "soak": "", "soak_qemu": "",
+            "soak_disk": "", "soak_compat": ""}
 
 
 class Arch:

@@ -6,8 +6,10 @@ elsewhere:
   tarballs/  downloaded tarballs and their checksum lists
   work/KEY   the hardened copy of one pristine tree (KEY.applied: the
              series fingerprint it was applied at)
-  build/CELL out-of-tree builds, one per cell
-  results/CELL  cell.txt and the logs of the newest run of a cell
+  build/CELL out-of-tree builds, one per cell (a soak's CELL is
+             KEY-ARCH-soak[-cCONFIG]-hY)
+  results/CELL  cell.txt (soak.txt) and the logs of a cell's newest run
+  rootfs/    the soak's Debian 12 images, debian-12-DEBARCH-HASH.img
   timings/   how long the package tests took here (the CI budget)"""
 
 import hashlib

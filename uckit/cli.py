@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from . import UserError, apply, arch, cache, log, source, series
-from . import expect, job, matrix, plan, profile
+from . import expect, job, matrix, plan, profile, soak
 
 DEPS = ("coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev "
         "cpio busybox-static ccache rsync linux-source-6.1 shellcheck "
@@ -57,6 +57,8 @@ def cmd_arch(args):
         names = arch.names()
         if args.packaged:
             names = [n for n in names if arch.get(n).packaged == "yes"]
+        if args.soak:
+            names = [n for n in names if arch.get(n).soak]
         print(" ".join(names))
     elif args.name is None:
         raise UserError("arch: give --list or a NAME")
@@ -112,6 +114,8 @@ def parser():
                    help="the arches that build and boot, in table order")
     v.add_argument("--packaged", action="store_true",
                    help="with --list: only those packaged as .deb/.rpm")
+    v.add_argument("--soak", action="store_true",
+                   help="with --list: only those with a soak (soak =)")
     v.add_argument("--get", metavar="KEY", help="print one key's value")
     v = verb("deps", cmd_deps, "the Debian packages the toolkit needs")
     v.add_argument("--packaging", action="store_true",
@@ -123,7 +127,7 @@ def parser():
 
 
 # Modules that add verbs of their own.
-EXTRA = (expect, job, matrix, plan, profile)
+EXTRA = (expect, job, matrix, plan, profile, soak)
 
 
 def main(argv):

@@ -7,6 +7,7 @@ budget, a default, a debugging aid) or leaves a slow part out of it.
 
 import collections
 import os
+import shlex
 
 from . import UserError
 
@@ -51,6 +52,22 @@ KNOBS = (
          "extra QEMU arguments for a boot test (-s: gdbstub on tcp::1234)"),
     Knob("UC_INIT_CC", "${CROSS_COMPILE}gcc",
          "the compiler of the guest's init"),
+    # The soak (ci/soak.sh, tests/soak/soak.sh).
+    Knob("UC_SOAK_OPS", "20",
+         "bogo ops each stress-ng stressor of the soak runs"),
+    Knob("UC_SOAK_TIMEOUT", "30",
+         "seconds a batch of soak stressors may run before stress-ng stops "
+         "it (one that stops early reports fewer ops)"),
+    Knob("UC_SOAK_BATCH", "8", "soak stressors run together"),
+    Knob("UC_SOAK_CLASSES",
+         "filesystem io pipe network os interrupt scheduler vm device",
+         "the stress-ng classes of the soak"),
+    Knob("UC_SOAK_WARM_S", "300",
+         "added to the last soak's time for make check's estimate of a warm "
+         "soak (the rebuild of what changed)"),
+    Knob("UC_SOAK", "1", "0: make check runs no soak"),
+    Knob("UC_SOAK_WALL", "3600",
+         "seconds a soak guest may run before QEMU is stopped (a FAIL)"),
     Knob("UC_CHECKPATCH_IGNORE", "",
          "checkpatch message types tests/checkpatch.sh waives for a file "
          "(comma-separated)"),
@@ -93,6 +110,12 @@ def table():
 def cmd_knobs(args):
     if args.get:
         print(get(args.get))
+    elif args.shell:
+        for name in args.shell:
+            if name not in BY_NAME:
+                raise UserError("%s is not a knob (python3 -m uckit knobs "
+                                "lists them)" % name)
+            print("%s=%s" % (name, shlex.quote(get(name))))
     else:
         print("\n".join(table()))
 
@@ -105,4 +128,6 @@ def register(sub):
     v.add_argument("--get", metavar="NAME", choices=sorted(BY_NAME),
                    help="print NAME's value here (the environment's, else "
                    "the default)")
+    v.add_argument("--shell", metavar="NAME", nargs="+",
+                   help="NAME=value lines for the shell, each quoted")
     v.set_defaults(func=cmd_knobs)

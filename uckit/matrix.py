@@ -432,9 +432,20 @@ def cmd_matrix(args):
                 print(" ".join(rec[f] for f in KEY))
         return 0
     text = tables(rows)
+    # The soaks (uckit/soak.py), under the cells: the project's records
+    # go with the project's cell records only.
+    from . import soak
+    project = os.path.realpath(records) == os.path.realpath(RECORDS)
+    soak_rows = soak.merged(results, soak.RECORDS if project else "")
+    if soak_rows:
+        text += "\n" + soak.table(soak_rows)
     if args.record:
         _write(records, format_records(rows))
         log("matrix: %d cell records in %s" % (len(rows), _shown(records)))
+        if project and soak_rows:
+            _write(soak.RECORDS, soak.format_records(soak_rows))
+            log("matrix: %d soak records in %s"
+                % (len(soak_rows), _shown(soak.RECORDS)))
         # docs/matrix.md is always the tables of the project's records,
         # never of a records file of one's own.
         if os.path.realpath(records) == os.path.realpath(RECORDS):

@@ -414,9 +414,45 @@ def package_lines(mans):
     return out
 
 
+def last_soak_s(cell):
+    """The soak seconds of CELL's newest soak record here, or None."""
+    try:
+        with open(os.path.join(cache.results_dir(), cell, "soak.txt")) as f:
+            m = re.search(r"\bsoak_s=(\d+)\b", f.read())
+    except OSError:
+        return None
+    return int(m.group(1)) if m else None
+
+
+def soak_lines(mans):
+    """make check's soak: "KERNEL ARCH HARDENED ESTIMATE_S" for the newest
+    backport's default version on the host arch, hardened, when it was
+    soaked on this machine before (its build and record are in the cache,
+    so the run is warm); a "# SKIP NAME # REASON" line otherwise."""
+    version = newest_backport(mans)
+    host = host_arch()
+    name = "soak %s %s hardened=y" % (version, host)
+    tree = tree_dir(version)
+    if not os.path.isfile(os.path.join(tree, "Makefile")):
+        return ["# SKIP %s # linux-%s is not in the kernel cache"
+                % (name, version)]
+    key = cache.cell_key(version, tree, host, "soak", "y")
+    soak_s = last_soak_s(key)
+    if soak_s is None or \
+            not os.path.isfile(cache.path("build", key, arch.get(host).image)):
+        return ["# SKIP %s # not soaked on this machine yet (make check "
+                "runs warm soaks only): make soak KERNEL=%s ARCH=%s"
+                % (name, version, host)]
+    return ["%s %s y %d" % (version, host,
+                            soak_s + knobs.number("UC_SOAK_WARM_S"))]
+
+
 def cmd_plan(args):
     if args.cells == "packages":
         print("\n".join(package_lines(source.manifests())))
+        return
+    if args.cells == "soak":
+        print("\n".join(soak_lines(source.manifests())))
         return
     plan = make_plan(args.cells)
     print("\n".join(comment_lines(plan) + cell_lines(plan, Estimates())))
@@ -514,7 +550,7 @@ def register(sub):
         "ESTIMATE_S lines, '# SKIP NAME # REASON' for those that cannot be "
         "planned here")
     v.add_argument("--cells", required=True,
-                   choices=("ci", "all", "stale", "packages"),
+                   choices=("ci", "all", "stale", "packages", "soak"),
                    help="packages: make check's package tests instead")
     v.set_defaults(func=cmd_plan)
     text = "the seconds one boot-test cell is expected to take here"

@@ -1,0 +1,327 @@
+"""The soak's verdict (ci/soak.sh): from the guest's report, which
+tests/soak/soak.sh wrote to its payload disk, and the serial console.
+
+The guest marks its phases in the kernel log ("uc-soak: phase stress",
+"programs", "end", "live", "done"), so each kernel line belongs to one.
+A soak passes when
+  - the guest finished (its report ends with "done") before the wall clock;
+  - during the workload (stress to end) the kernel printed no usercopy:
+    line and no oops (Oops, BUG, panic, a kernel-mode fault);
+  - every stressor did its bogo ops or stress-ng said why it could not run
+    here (skipped, with its reason); none ran and did nothing;
+  - every real program exited 0;
+  - the live check behaved as the build says: with HARDENED=y the final
+    deliberate violation killed its process and printed a usercopy: line,
+    with HARDENED=n (the control) it went through and printed none.
+WARNINGs and lockup or RCU stall reports are counted, not failed: TCG is
+slow enough for watchdogs to bark, and a WARN is not a usercopy refusal.
+The record (soak.txt) is key=value words, "result=" and "reason:" lines,
+as a boot cell's cell.txt is."""
+
+import functools
+import glob
+import os
+import re
+
+from . import TOP, UserError, matrix
+
+USERCOPY = re.compile(r"usercopy: ")
+OOPS = re.compile(r"Oops[:\s]|kernel BUG at|BUG: |Kernel panic|"
+                  r"Internal error:|Unable to handle kernel|"
+                  r"general protection fault:")
+STALL = re.compile(r"BUG: soft lockup|rcu_sched self-detected stall|"
+                   r"rcu_.*detected stall|INFO: task .* blocked for more|"
+                   r"NMI watchdog: BUG: soft lockup")
+WARNING = re.compile(r"WARNING: ")
+USER_FAULT = re.compile(r"traps: |segfault at |potentially unexpected fatal")
+PHASE = re.compile(r"uc-soak: phase (\w+)")
+
+
+def phases(console_lines):
+    """{phase: [kernel lines]} for stress, programs, end, live, done, and
+    "boot" for what came before the first mark."""
+    out = {"boot": []}
+    current = "boot"
+    for line in console_lines:
+        m = PHASE.search(line)
+        if m:
+            current = m.group(1)
+            out.setdefault(current, [])
+            continue
+        out.setdefault(current, []).append(line)
+    return out
+
+
+def classify(lines):
+    """Counts of usercopy lines, oopses, stalls and warnings in kernel
+    lines, and the first of each kind."""
+    found = {"usercopy": [], "oops": [], "stall": [], "warning": []}
+    for line in lines:
+        if USERCOPY.search(line):
+            found["usercopy"].append(line.strip())
+        elif STALL.search(line):
+            found["stall"].append(line.strip())
+        elif OOPS.search(line) and not USER_FAULT.search(line):
+            found["oops"].append(line.strip())
+        elif WARNING.search(line):
+            found["warning"].append(line.strip())
+    return found
+
+
+def parse_report(text):
+    """The guest's report: stressors, programs, live, done, kernel."""
+    rep = {"stressors": [], "programs": [], "live": None, "done": None,
+           "kernel": None, "workload_s": None}
+    for line in text.splitlines():
+        words = line.split(" # ", 1)
+        head, why = words[0].split(), (words[1] if len(words) > 1 else "")
+        if not head:
+            continue
+        kind = head[0]
+        if kind == "stressor" and len(head) >= 4:
+            state = head[3]
+            ops = 0
+            if state.startswith("ops="):
+                ops = int(state[4:])
+                state = "ran"
+            rep["stressors"].append((head[1], head[2], state, ops, why))
+        elif kind == "program" and len(head) >= 3:
+            rc = head[2][3:] if head[2].startswith("rc=") else "?"
+            rep["programs"].append((head[1], rc))
+        elif kind == "live":
+            rep["live"] = head[1:]
+        elif kind == "done":
+            rep["done"] = head[1:]
+        elif kind == "kernel":
+            rep["kernel"] = " ".join(head[1:])
+        elif kind == "workload":
+            rep["workload_s"] = head[1][2:] if len(head) > 1 else None
+    return rep
+
+
+def live_outcome(live, lines):
+    """caught, missed or failed (with why) for the live check."""
+    if not live:
+        return "failed", "the live check did not run"
+    if live[0] == "insmod-failed":
+        return "failed", "uc_selftest.ko did not load"
+    rc = dict(w.split("=", 1) for w in live if "=" in w).get("rc", "?")
+    printed = any(USERCOPY.search(l) for l in lines)
+    if rc.isdigit() and int(rc) >= 128 and printed:
+        return "caught", ""
+    if rc == "0" and not printed:
+        return "missed", ""
+    return "failed", "the violation exited %s and %s a usercopy: line" % (
+        rc, "printed" if printed else "printed no")
+
+
+def verdict(console, report, hardened, timed_out=False):
+    """(record lines, passed) for one soak."""
+    ph = phases(console.splitlines())
+    rep = parse_report(report)
+    workload = ph.get("stress", []) + ph.get("programs", [])
+    found = classify(workload)
+    reasons = []
+    if timed_out:
+        reasons.append("the guest ran past UC_SOAK_WALL and was stopped")
+    if rep["done"] is None:
+        boot = classify(ph["boot"])
+        first = (boot["oops"] or [""])[0]
+        reasons.append("the guest did not finish the soak" +
+                       (" (%s)" % first if first else ""))
+    ran = [s for s in rep["stressors"] if s[2] == "ran"]
+    skipped = [s for s in rep["stressors"] if s[2] == "skipped"]
+    noops = [s for s in rep["stressors"] if s[2] not in ("ran", "skipped")]
+    if not rep["stressors"] and rep["done"] is not None:
+        reasons.append("no stressor ran")
+    if noops:
+        reasons.append("stressors that did nothing: %s" %
+                       " ".join(s[1] for s in noops))
+    bad_programs = [p for p in rep["programs"] if p[1] != "0"]
+    if bad_programs:
+        reasons.append("programs that failed: %s" %
+                       " ".join("%s(rc=%s)" % p for p in bad_programs))
+    if found["usercopy"]:
+        reasons.append("usercopy: during the workload: %s" %
+                       found["usercopy"][0])
+    if found["oops"]:
+        reasons.append("oops during the workload: %s" % found["oops"][0])
+    live, why = live_outcome(rep["live"],
+                             ph.get("live", []) + ph.get("done", []))
+    want = "caught" if hardened == "y" else "missed"
+    if rep["done"] is not None and live != want:
+        reasons.append("live check %s, expected %s%s" %
+                       (live, want, ": " + why if why else ""))
+    lines = [
+        "guest=%s" % (rep["kernel"] or "-").replace(" ", "/"),
+        "stressors=%d ran=%d skipped=%d noops=%d bogo_ops=%d" % (
+            len(rep["stressors"]), len(ran), len(skipped), len(noops),
+            sum(s[3] for s in ran)),
+        "programs=%s" % (",".join("%s:%s" % (p[0], "ok" if p[1] == "0"
+                                              else "rc" + p[1])
+                                  for p in rep["programs"]) or "-"),
+        "usercopy_lines=%d oopses=%d warnings=%d stalls=%d workload_s=%s" % (
+            len(found["usercopy"]), len(found["oops"]), len(found["warning"]),
+            len(found["stall"]), rep["workload_s"] or "-"),
+        "live=%s" % live,
+        "result=%s" % ("pass" if not reasons else "FAIL"),
+    ]
+    if reasons:
+        lines.append("reason: %s" % "; ".join(reasons))
+    for kind in ("warning", "stall"):
+        if found[kind]:
+            lines.append("first_%s: %s" % (kind, found[kind][0]))
+    for s in skipped:
+        lines.append("skipped: %s %s: %s" % (s[0], s[1], s[4]))
+    return lines, not reasons
+
+
+def cmd_soak_verdict(args):
+    if args.hardened not in ("y", "n"):
+        raise UserError("--hardened takes y or n")
+    try:
+        with open(args.console, errors="replace") as f:
+            console = f.read()
+    except OSError as e:
+        raise UserError("cannot read the console log: %s" % e)
+    try:
+        with open(args.report, errors="replace") as f:
+            report = f.read()
+    except OSError:
+        report = ""
+    lines, passed = verdict(console, report, args.hardened,
+                            args.timed_out == "yes")
+    for facts in args.facts:
+        print(facts)
+    print("\n".join(lines))
+    return 0 if passed else 1
+
+
+def register(sub):
+    """Adds this module's verbs to the command line (uckit.cli)."""
+    text = "a soak's verdict and record from its console and report"
+    v = sub.add_parser("soak-verdict", help=text, description=text)
+    v.add_argument("--console", required=True)
+    v.add_argument("--report", required=True)
+    v.add_argument("--hardened", required=True)
+    v.add_argument("--timed-out", default="no", choices=("yes", "no"))
+    v.add_argument("--facts", action="append", default=[],
+                   help="a line of key=value words to print first")
+    v.set_defaults(func=cmd_soak_verdict)
+
+
+# The records: RESULTS/CELL/soak.txt on the machine that ran them,
+# kernels/soak.tsv in the project (make matrix-record), shown by make
+# matrix as a table of their own beside the boot-test cells.
+
+RECORDS = os.path.join(TOP, "kernels", "soak.tsv")
+FIELDS = ("kernel", "arch", "hardened", "config", "state", "alloc",
+          "result", "stressors", "ran", "skipped", "noops", "bogo_ops",
+          "programs", "usercopy_lines", "oopses", "warnings", "stalls",
+          "live", "build_s", "soak_s", "date", "code", "reason")
+KEY = FIELDS[:4]
+HEADER_COMMENT = ("# Soak records (make matrix-record): the newest per "
+                  "kernel, arch, HARDENED and config, from real runs.\n")
+
+
+def parse_record(text, mtime):
+    """The record of one soak.txt (key=value words, a "reason:" line)."""
+    words, reason = {}, ""
+    for line in text.splitlines():
+        if line.startswith("reason: "):
+            reason = line[len("reason: "):]
+            continue
+        if ": " in line.split("=", 1)[0]:
+            continue
+        for word in line.split():
+            key, _, value = word.partition("=")
+            words[key] = value
+    rec = {f: words.get(f, "") or "-" for f in FIELDS}
+    rec["config"] = words.get("config", "") or "defconfig"
+    rec["reason"] = reason
+    rec["time"] = int(mtime)
+    return rec
+
+
+def local_records(results):
+    out = []
+    for path in sorted(glob.glob(os.path.join(glob.escape(results), "*",
+                                              "soak.txt"))):
+        with open(path, errors="replace") as f:
+            out.append(parse_record(f.read(), os.stat(path).st_mtime))
+    return out
+
+
+def committed_records(path):
+    out = []
+    if not os.path.isfile(path):
+        return out
+    with open(path, errors="replace") as f:
+        for line in f:
+            values = line.rstrip("\n").split("\t", len(FIELDS) - 1)
+            if not values[0] or values[0] in ("kernel",) or \
+                    values[0].startswith("#"):
+                continue
+            values += [""] * (len(FIELDS) - len(values))
+            rec = dict(zip(FIELDS, values))
+            rec["time"] = matrix.day_start(rec["date"])
+            out.append(rec)
+    return out
+
+
+def newest(records):
+    """The newest record per soak, by kernel version then the rest."""
+    def order(a, b):
+        return (matrix.version_cmp(a["kernel"], b["kernel"])
+                or (("|".join(a[f] for f in KEY[1:]) >
+                     "|".join(b[f] for f in KEY[1:])) -
+                    ("|".join(a[f] for f in KEY[1:]) <
+                     "|".join(b[f] for f in KEY[1:])))
+                or b["time"] - a["time"])
+    seen, out = set(), []
+    for rec in sorted(records, key=functools.cmp_to_key(order)):
+        key = tuple(rec[f] for f in KEY)
+        if key not in seen:
+            seen.add(key)
+            out.append(rec)
+    return out
+
+
+def merged(results, records=RECORDS):
+    return newest(local_records(results) + committed_records(records))
+
+
+def format_records(rows):
+    return HEADER_COMMENT + "\t".join(FIELDS) + "\n" + "".join(
+        "\t".join(r[f] for f in FIELDS) + "\n" for r in rows)
+
+
+TABLE_INTRO = """\
+Soaks (make soak, docs/testing.md): a distro-class kernel (defconfig
+plus ci/configs/soak.config) on a Debian 12 root filesystem under
+stress-ng and real programs.  Pass: no usercopy: line and no oops during
+the workload, every stressor ran (or stress-ng said why it cannot here),
+every program succeeded, and the final deliberate violation was caught
+(HARDENED=y) or let through (n, the control).
+"""
+
+
+def table(rows):
+    """The soak records as a Markdown table."""
+    lines = ["| kernel | arch | HARDENED_USERCOPY | config | stressors "
+             "(ran/skipped/did nothing) | bogo ops | programs | usercopy: "
+             "lines | oopses | live check | result | build s | soak s | "
+             "date | code |", "|---" * 15 + "|"]
+    for r in rows:
+        result = r["result"]
+        if result != "pass" and r["reason"]:
+            result += " (%s)" % matrix.short_reason(r["reason"])
+        lines.append("| " + " | ".join((
+            r["kernel"], r["arch"],
+            "y" if r["hardened"] == "y" else "n (control)", r["config"],
+            "%s (%s/%s/%s)" % (r["stressors"], r["ran"], r["skipped"],
+                               r["noops"]),
+            r["bogo_ops"], r["programs"].replace(",", ", "),
+            r["usercopy_lines"], r["oopses"], r["live"], result,
+            r["build_s"], r["soak_s"], r["date"], r["code"])) + " |")
+    return TABLE_INTRO + "\n" + "\n".join(lines) + "\n"
