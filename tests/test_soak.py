@@ -42,7 +42,7 @@ CONSOLE = """Linux version 4.4.220
 def words(lines):
     out = {}
     for line in lines:
-        if line.startswith(("reason: ", "skipped: ", "first_")):
+        if line.startswith(("reason: ", "skipped: ", "idle: ", "first_")):
             continue
         for w in line.split():
             k, _, v = w.partition("=")
@@ -58,8 +58,8 @@ class Verdict(unittest.TestCase):
         self.assertEqual(w["result"], "pass")
         self.assertEqual(w["live"], "caught")
         self.assertEqual((w["stressors"], w["ran"], w["skipped"],
-                          w["noops"], w["bogo_ops"]),
-                         ("3", "2", "1", "0", "40"))
+                          w["idle"], w["failed"], w["bogo_ops"]),
+                         ("3", "2", "1", "0", "0", "40"))
         self.assertEqual(w["programs"], "apt:ok,git:ok")
         self.assertEqual((w["usercopy_lines"], w["oopses"]), ("0", "0"))
         self.assertIn("skipped: filesystem chattr: chattr: stressor will be "
@@ -125,12 +125,18 @@ class Verdict(unittest.TestCase):
         self.assertIn("UC_SOAK_WALL", reason)
         self.assertIn("did not finish", reason)
 
-    def test_stressor_that_did_nothing_fails(self):
+    def test_failed_stressor_fails_idle_one_is_listed(self):
         report = REPORT.replace("stressor pipe fifo ops=20 rc=0",
-                                "stressor pipe fifo noops rc=2 # fifo: failed")
+                                "stressor pipe fifo failed rc=2 # fifo: failed")
         lines, ok = soak.verdict(CONSOLE, report, "y")
         self.assertFalse(ok)
-        self.assertIn("did nothing: fifo", "\n".join(lines))
+        self.assertIn("stressors that failed: fifo", "\n".join(lines))
+        report = REPORT.replace("stressor pipe fifo ops=20 rc=0",
+                                "stressor pipe fifo idle rc=0 # fifo 0 30.0")
+        lines, ok = soak.verdict(CONSOLE, report, "y")
+        self.assertTrue(ok, lines)
+        self.assertEqual(words(lines)["idle"], "1")
+        self.assertIn("idle: pipe fifo: fifo 0 30.0", lines)
 
     def test_failed_program_fails(self):
         report = REPORT.replace("program git rc=0", "program git rc=128")
