@@ -30,6 +30,8 @@ rep() { echo "$*" >>"$report"; }
 # A kernel oops must kill the task, not the run.
 echo 0 >/proc/sys/kernel/panic_on_oops 2>/dev/null
 ip link set lo up
+# ICMP sockets for every group (ping-sock, and ping without privileges).
+echo "0 2147483647" >/proc/sys/net/ipv4/ping_group_range 2>/dev/null
 echo "kernel $(uname -r) $(uname -m)" >>"$report"
 say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
 start=$(date +%s)
@@ -113,7 +115,7 @@ for class in $SOAK_CLASSES; do
 		unprivileged=()
 		for b in "${batch[@]}"; do
 			if [ -z "$(ops_of "$tag" "$b")" ] &&
-				grep -qiE "^stress-ng: [a-z]+: +\[[0-9]+\] $(pattern "$b")[: ].*without root" \
+				grep -qiE "^stress-ng: [a-z]+: +\[[0-9]+\] $(pattern "$b")[: ].*(without root|not run as root)" \
 					"$out/stress-$tag.log"; then
 				unprivileged+=("$b")
 			fi
