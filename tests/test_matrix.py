@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 from helpers import TOP  # noqa: E402
-from uckit import matrix  # noqa: E402
+from uckit import matrix, soak  # noqa: E402
 
 HEADER = ("kernel\tarch\talloc\thardened\tstate\tresult\tbuild_s\t"
           "boot_s\tdate\tapplied\tbuilt\tbooted\tsuite\t")
@@ -338,7 +338,12 @@ class Tables(unittest.TestCase):
         # docs/matrix.md is what make matrix-record writes for the
         # committed records, never hand-edited.
         rows = matrix.newest(matrix.committed_records(matrix.RECORDS))
-        want = matrix.document(matrix.tables(rows))
+        text = matrix.tables(rows)
+        # The soaks' table follows where there are soak records.
+        soaks = soak.newest(soak.committed_records(soak.RECORDS))
+        if soaks:
+            text += "\n" + soak.table(soaks)
+        want = matrix.document(text)
         with open(matrix.DOCUMENT) as f:
             self.assertEqual(f.read(), want,
                              "docs/matrix.md is not the matrix of "
