@@ -12,7 +12,7 @@
 #                     ARCH_QEMU_MACHINE ARCH_CONSOLE ARCH_SERIAL2
 #                     ARCH_EXPECT ARCH_NEEDS ARCH_DEBARCH ARCH_RPMARCH
 #                     ARCH_SOAK ARCH_SOAK_QEMU ARCH_SOAK_DISK
-#                     ARCH_SOAK_COMPAT
+#                     ARCH_SOAK_COMPAT ARCH_SOAK_DISKS
 #                     (uckit/arch.py documents each); an unknown or
 #                     unbuildable arch prints why and returns 1
 #   require_packaged ARCH   returns 1, saying which arches are, unless ARCH
@@ -38,7 +38,7 @@ arch_setup() {
 		ARCH_TARGETS ARCH_KCFLAGS ARCH_FRAGMENTS ARCH_QEMU ARCH_QEMU_PKG \
 		ARCH_QEMU_MACHINE ARCH_CONSOLE ARCH_SERIAL2 ARCH_EXPECT ARCH_NEEDS \
 		ARCH_DEBARCH ARCH_RPMARCH ARCH_SOAK ARCH_SOAK_QEMU ARCH_SOAK_DISK \
-		ARCH_SOAK_COMPAT
+		ARCH_SOAK_COMPAT ARCH_SOAK_DISKS
 }
 
 require_packaged() {

@@ -125,8 +125,19 @@ truncate -s 256M "$work/payload.img"
 mkfs.ext4 -q -L uc-payload -O ^metadata_csum,^64bit,^orphan_file,^metadata_csum_seed \
 	-d "$payload" "$work/payload.img" || die "mkfs.ext4 of the payload failed (disk full?)"
 
-# QEMU: the arch's soak machine (the last -m wins), both disks on virtio.
+# QEMU: the arch's soak machine (the last -m wins), both disks on virtio,
+# in the order that makes root vda and the payload vdb (ARCH_SOAK_DISKS).
 read -r -a machine <<<"$ARCH_SOAK_QEMU"
+disks=()
+for d in $ARCH_SOAK_DISKS; do
+	case "$d" in
+	root) disks+=(-drive "if=none,id=root,format=raw,snapshot=on,file=$rootfs"
+		-device "$ARCH_SOAK_DISK,drive=root") ;;
+	payload) disks+=(-drive "if=none,id=payload,format=raw,file=$work/payload.img"
+		-device "$ARCH_SOAK_DISK,drive=payload") ;;
+	*) die "soak_disks: '$d' is neither root nor payload" ;;
+	esac
+done
 console=
 for c in $ARCH_CONSOLE; do console+="console=$c "; done
 echo "soak: booting on $ARCH_QEMU (TCG, at most ${UC_SOAK_WALL}s)"
@@ -135,11 +146,7 @@ qrc=0
 timeout --foreground -k 10 "$UC_SOAK_WALL" "$ARCH_QEMU" -accel tcg,thread=multi \
 	"${machine[@]}" -nographic -no-reboot -kernel "$build/$ARCH_IMAGE" \
 	-append "${console}root=/dev/vda rw rootfstype=ext4 init=/sbin/uc-soak-init panic=-1" \
-	-drive "if=none,id=root,format=raw,snapshot=on,file=$rootfs" \
-	-device "$ARCH_SOAK_DISK,drive=root" \
-	-drive "if=none,id=payload,format=raw,file=$work/payload.img" \
-	-device "$ARCH_SOAK_DISK,drive=payload" \
-	-serial mon:stdio </dev/null >"$results/console.log" 2>&1 || qrc=$?
+	"${disks[@]}" -serial mon:stdio </dev/null >"$results/console.log" 2>&1 || qrc=$?
 t3=$(date +%s)
 echo "soak: QEMU exited with $qrc after $((t3 - t2)) s"
 

@@ -34,7 +34,11 @@ Keys of [arch] (all but karch and srcarch optional):
                  soak on this arch); soak_qemu its machine, CPU, memory
                  and CPU count; soak_disk the QEMU virtio block device
                  (virtio-blk-pci or, without PCI, virtio-blk-device);
-                 soak_compat the arch of the 32-bit programs it also runs
+                 soak_compat the arch of the 32-bit programs it also runs;
+                 soak_disks the order of the two disks on QEMU's command
+                 line ("root payload", or "payload root" where the machine
+                 numbers the last one first, as arm's virt does) so that
+                 the guest sees root as vda and the payload as vdb
 """
 
 import configparser
@@ -57,13 +61,14 @@ SHELL = (("karch", "KARCH"), ("srcarch", "ARCH_SRCARCH"),
          ("needs", "ARCH_NEEDS"), ("debarch", "ARCH_DEBARCH"),
          ("rpmarch", "ARCH_RPMARCH"), ("soak", "ARCH_SOAK"),
          ("soak_qemu", "ARCH_SOAK_QEMU"), ("soak_disk", "ARCH_SOAK_DISK"),
-         ("soak_compat", "ARCH_SOAK_COMPAT"))
+         ("soak_compat", "ARCH_SOAK_COMPAT"),
+         ("soak_disks", "ARCH_SOAK_DISKS"))
 KEYS = {k for k, _ in SHELL} | {"order", "packaged", "bench", "unbuildable",
                                 "profiles", "like"}
 DEFAULTS = {"order": "50", "cross_compile": "", "kcflags": "", "expect": "",
             "needs": "", "serial2": "yes", "packaged": "no", "bench": "no",
             "unbuildable": "", "profiles": "", "soak": "", "soak_qemu": "",
-            "soak_disk": "", "soak_compat": ""}
+            "soak_disk": "", "soak_compat": "", "soak_disks": "root payload"}
 
 
 class Arch:
