@@ -31,13 +31,9 @@ die() { echo "boot-test: error: $*" >&2; exit 1; }
 . "$top/ci/lib.sh"
 arch_setup "$arch" || exit 1
 
-info=$(uckit info --kernel "$kernel") || exit 1
-tree=$(sed -n 's/^tree=//p' <<<"$info")
-version=$(sed -n 's/^version=//p' <<<"$info")
-state=$(sed -n 's/^state=//p' <<<"$info")
-# The pristine tree's cache key (uckit/cache.py): its hardened copy is
-# work/KEY, a cell's build and results are KEY-ARCH-ALLOC-hHARDENED.
-key=$(sed -n 's/^key=//p' <<<"$info")
+# tree, version, state and key (ci/lib.sh): the pristine tree's hardened
+# copy is work/KEY, a cell's build and results are KEY-ARCH-ALLOC-hHARDENED.
+kernel_info "$kernel" || exit 1
 
 # The code this cell tests (the project's commit, "+" if its cell inputs
 # have uncommitted changes): the matrix tells current records from old.

@@ -17,6 +17,9 @@
 #                     unbuildable arch prints why and returns 1
 #   require_packaged ARCH   returns 1, saying which arches are, unless ARCH
 #                     is packaged as .deb/.rpm (packaged = yes)
+#   kernel_info KERNEL   sets tree, version, state (none: a pristine tree
+#                     to harden; backport; native) and key (the pristine
+#                     tree's cache key, uckit/cache.py) from uckit info
 #   source_to_build TREE STATE KEY   sets src (the tree to build) and label
 #                     (backport, native) for a tree uckit info described;
 #                     returns 1 with apply_reason set when the apply failed,
@@ -107,4 +110,14 @@ source_to_build() {
 		echo "tree $tree is partially hardened (dirty): start from a pristine tree" >&2
 		return 2 ;;
 	esac
+}
+
+# shellcheck disable=SC2034 # tree version state key: for the callers
+kernel_info() {
+	local info
+	info=$(uckit info --kernel "$1") || return 1
+	tree=$(sed -n 's/^tree=//p' <<<"$info")
+	version=$(sed -n 's/^version=//p' <<<"$info")
+	state=$(sed -n 's/^state=//p' <<<"$info")
+	key=$(sed -n 's/^key=//p' <<<"$info")
 }

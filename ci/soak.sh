@@ -54,11 +54,7 @@ knobs=$(uckit knobs --shell UC_SOAK_OPS UC_SOAK_TIMEOUT UC_SOAK_BATCH \
 	UC_SOAK_CLASSES UC_SOAK_WALL) || exit 1
 eval "$knobs"
 
-info=$(uckit info --kernel "$kernel") || exit 1
-tree=$(sed -n 's/^tree=//p' <<<"$info")
-version=$(sed -n 's/^version=//p' <<<"$info")
-state=$(sed -n 's/^state=//p' <<<"$info")
-key=$(sed -n 's/^key=//p' <<<"$info")
+kernel_info "$kernel" || exit 1
 code=$(uckit matrix --code)
 why=$(uckit na --kernel "$tree" --arch "$arch") || exit 1
 [ -z "$why" ] || die "Linux $version has no $arch soak: $why"
