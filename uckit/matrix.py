@@ -44,13 +44,13 @@ DOCUMENT = os.path.join(TOP, "docs", "matrix.md")
 # its expectations, and the boot (its initramfs included).  Not the
 # orchestration (which cells run, when, and how their records are shown:
 # ci/boot-test.sh, tests/check.sh, this module, uckit/plan.py, make run's
-# uckit/job.py, the budgets of uckit/knobs.py), the rules' own tests, the
-# docs or the records.
+# uckit/job.py, the budgets of uckit/knobs.py), the soak's verdict
+# (uckit/soak.py), the rules' own tests, the docs or the records.
 CELL_INPUTS = ("ci/lib.sh", "ci/boot.sh", "ci/initramfs.sh", "ci/kbuild.sh",
                "ci/kconfig.sh", "ci/configs", "uckit", "tests/guest",
                "patches", "cocci", "series", ":!cocci/tests",
                ":!uckit/matrix.py", ":!uckit/plan.py", ":!uckit/job.py",
-               ":!uckit/knobs.py")
+               ":!uckit/knobs.py", ":!uckit/soak.py")
 
 # The columns of the records file, in order.
 FIELDS = ("kernel", "arch", "alloc", "hardened", "state", "result",
@@ -69,18 +69,40 @@ HEADER_COMMENT = ("# Boot-test cell records (make matrix-record): the "
 # made, in seconds since the epoch (a cell.txt's mtime; a committed
 # record's date at 00:00 UTC, so a local result of the same day is newer).
 
-def parse_cell(text, mtime):
-    """The record of one cell.txt: key=value words on any line but the
-    "reason: " one, which holds the reason (the last one wins)."""
+def record_words(text):
+    """(words, reason) of a record file (cell.txt, a soak's soak.txt):
+    key=value words on any line but the "reason: " one, which holds the
+    reason (the last one wins), and other "label: " lines (a soak's list
+    of skipped stressors), which hold none."""
     words = {}
     reason = ""
     for line in text.splitlines():
         if line.startswith("reason: "):
             reason = line[len("reason: "):]
             continue
+        if ": " in line.split("=", 1)[0]:
+            continue
         for word in line.split():
             key, _, value = word.partition("=")
             words[key] = value if "=" in word else word
+    return words, reason
+
+
+def record_files(results, name):
+    """(text, mtime) of every RESULTS/CELL/NAME."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(glob.escape(results), "*",
+                                              name))):
+        if not os.path.isfile(path):
+            continue
+        with open(path, errors="replace") as f:
+            out.append((f.read(), os.stat(path).st_mtime))
+    return out
+
+
+def parse_cell(text, mtime):
+    """The record of one cell.txt (record_words)."""
+    words, reason = record_words(text)
     rec = {f: words.get(f, "") for f in FIELDS}
     rec["reason"] = reason
     for f in STAGES:
@@ -91,15 +113,8 @@ def parse_cell(text, mtime):
 
 def local_records(results):
     """The records of the cells in RESULTS (RESULTS/CELL/cell.txt)."""
-    out = []
-    for path in sorted(glob.glob(os.path.join(glob.escape(results), "*",
-                                              "cell.txt"))):
-        if not os.path.isfile(path):
-            continue
-        with open(path, errors="replace") as f:
-            text = f.read()
-        out.append(parse_cell(text, os.stat(path).st_mtime))
-    return out
+    return [parse_cell(text, mtime)
+            for text, mtime in record_files(results, "cell.txt")]
 
 
 def day_start(date):

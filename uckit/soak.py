@@ -21,7 +21,6 @@ The record (soak.txt) is key=value words, "result=" and "reason:" lines,
 as a boot cell's cell.txt is."""
 
 import functools
-import glob
 import os
 import re
 
@@ -232,17 +231,8 @@ HEADER_COMMENT = ("# Soak records (make matrix-record): the newest per "
 
 
 def parse_record(text, mtime):
-    """The record of one soak.txt (key=value words, a "reason:" line)."""
-    words, reason = {}, ""
-    for line in text.splitlines():
-        if line.startswith("reason: "):
-            reason = line[len("reason: "):]
-            continue
-        if ": " in line.split("=", 1)[0]:
-            continue
-        for word in line.split():
-            key, _, value = word.partition("=")
-            words[key] = value
+    """The record of one soak.txt (matrix.record_words)."""
+    words, reason = matrix.record_words(text)
     rec = {f: words.get(f, "") or "-" for f in FIELDS}
     rec["config"] = words.get("config", "") or "defconfig"
     rec["reason"] = reason
@@ -251,12 +241,9 @@ def parse_record(text, mtime):
 
 
 def local_records(results):
-    out = []
-    for path in sorted(glob.glob(os.path.join(glob.escape(results), "*",
-                                              "soak.txt"))):
-        with open(path, errors="replace") as f:
-            out.append(parse_record(f.read(), os.stat(path).st_mtime))
-    return out
+    """The records of the soaks in RESULTS (RESULTS/CELL/soak.txt)."""
+    return [parse_record(text, mtime)
+            for text, mtime in matrix.record_files(results, "soak.txt")]
 
 
 def committed_records(path):
