@@ -234,7 +234,8 @@ if want soak; then
 					pass "$name"
 				else
 					fail "$name"
-					grep -v '^stressor ' "$logdir/soak.log" | sed 's/^/#   /' | tail -n 40
+					# The record without its lists of skipped and idle stressors.
+					grep -v -e '^skipped: ' -e '^idle: ' "$logdir/soak.log" | sed 's/^/#   /' | tail -n 40
 				fi ;;
 			esac
 		done <<<"$splan"

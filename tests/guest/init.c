@@ -781,7 +781,8 @@ static void child_vm86(void)
  * start above 0x7fffffff makes it negative and FBIOGETCMAP copies from
  * before the kmalloc()ed red[], green[] and blue[] arrays (256 entries,
  * kmalloc-512 each) into the caller's buffers.  Eight entries before:
- * each copy starts 16 bytes into the object below the array.
+ * each copy starts 16 bytes before its array, in the last bytes of the
+ * object below it.
  */
 static void child_bug_fb_cmap(void)
 {
