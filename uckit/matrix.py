@@ -395,12 +395,25 @@ def freshness(rows, is_current):
                            unknown))
 
 
+# docs/matrix.md says no count of current records: that count belongs
+# to a checkout, and any commit to the cell inputs would leave the page
+# stale (make matrix prints it).
+CODE_NOTE = """\
+Code: the commit each record ran ("+": with uncommitted changes to the
+cell inputs); `make matrix` says how many ran this checkout's cell
+inputs, `make boot-stale` re-runs the others.
+"""
+
+
 def tables(rows, arches=None, is_current=current):
-    """The matrix as Markdown: the grid, every cell, how fresh."""
+    """The matrix as Markdown: the grid, every cell, how fresh (with
+    IS_CURRENT None, only what the code column means)."""
     if arches is None:
         arches = arch.names()
     return "\n".join((GRID_INTRO, grid(rows, arches), CELLS_INTRO,
-                      cells_table(rows), freshness(rows, is_current)))
+                      cells_table(rows),
+                      CODE_NOTE if is_current is None
+                      else freshness(rows, is_current)))
 
 
 def document(text):
@@ -448,6 +461,7 @@ def cmd_matrix(args):
                 print(" ".join(rec[f] for f in KEY))
         return 0
     text = tables(rows)
+    page = tables(rows, is_current=None)
     # The soaks (uckit/soak.py), under the cells: the project's records
     # go with the project's cell records only.
     from . import soak
@@ -455,6 +469,7 @@ def cmd_matrix(args):
     soak_rows = soak.merged(results, soak.RECORDS if project else "")
     if soak_rows:
         text += "\n" + soak.table(soak_rows)
+        page += "\n" + soak.table(soak_rows)
     if args.record:
         _write(records, format_records(rows))
         log("matrix: %d cell records in %s" % (len(rows), _shown(records)))
@@ -465,7 +480,7 @@ def cmd_matrix(args):
         # docs/matrix.md is always the tables of the project's records,
         # never of a records file of one's own.
         if os.path.realpath(records) == os.path.realpath(RECORDS):
-            _write(DOCUMENT, document(text))
+            _write(DOCUMENT, document(page))
             log("matrix: %s written" % _shown(DOCUMENT))
     sys.stdout.write(text)
     return 0
