@@ -12,7 +12,7 @@ CONFIG   ?=
 
 UCKIT := python3 -m uckit
 
-.PHONY: help deps deps-package apply export audit boot-test soak boot-all boot-stale run package package-test matrix matrix-record bench check lint
+.PHONY: help deps deps-package apply export audit boot-test soak boot-all boot-stale run package package-test matrix matrix-record bench check lint pipeline pipeline-file lava
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -48,6 +48,9 @@ deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
 	apt-get update -qq
 	command -v python3 >/dev/null || apt-get install -y -qq python3 >/dev/null
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$($(UCKIT) deps --packaging) >/dev/null
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+	command -v gitlab-ci-local >/dev/null || npm install -g --silent gitlab-ci-local@4.73.0 >/dev/null || \
+		echo "deps: npm install -g gitlab-ci-local@4.73.0 failed: make pipeline cannot run"
 
 soak: ## distro-class KERNEL (defconfig or CONFIG=.config) on Debian 12 under stress-ng and real programs
 	@bash ci/soak.sh $(if $(CONFIG),--config '$(CONFIG)') '$(KERNEL)' '$(ARCH)' '$(HARDENED)'
@@ -66,6 +69,15 @@ matrix-record: ## this machine's newest boot-test results into kernels/matrix.ts
 
 bench: ## instructions per stat() and pipe write+read, hardened vs off (QEMU -icount)
 	@bash ci/bench.sh '$(KERNEL)' '$(ARCH)' '$(ALLOC)'
+
+pipeline: ## the GitLab pipeline's jobs for CELLS (KERNEL:ARCH:ALLOC:H ...) here, with gitlab-ci-local; JOBS=N at a time
+	@bash ci/pipeline.sh -j '$(or $(JOBS),1)' $(CELLS)
+
+pipeline-file: ## regenerate ci/gitlab/cells.yml (the pipeline's jobs) from kernels/ and uckit/arches/
+	@$(UCKIT) pipeline --write
+
+lava: ## LAVA job definitions (QEMU device type) of every boot cell, in OUT
+	@$(UCKIT) lava --out '$(OUT)'
 
 check: ## the tests (unit, semantic patch, real trees in the cache, boots)
 	@bash tests/check.sh

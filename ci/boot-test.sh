@@ -1,7 +1,7 @@
 #!/bin/bash
 # One boot-test cell: KERNEL x ARCH x ALLOC x HARDENED.
 #
-#   ci/boot-test.sh [--build-only] KERNEL ARCH ALLOC HARDENED
+#   ci/boot-test.sh [--build-only|--boot-only] KERNEL ARCH ALLOC HARDENED
 #
 # Backport trees are applied once per series fingerprint (cached), native
 # trees are used as they are; both are built out of tree (ci/kbuild.sh) and
@@ -9,17 +9,19 @@
 # guest ran the suite and every verdict matched its expectation. Exit 77: no
 # such cell (n/a, recorded with the reason).
 # Results land in $RESULTS (default: the cache's results/ directory).
-# --build-only stops after the build and prints "build=DIR" (ci/bench.sh).
+# --build-only stops after the build and prints "build=DIR" (ci/bench.sh,
+# the pipeline's build jobs); --boot-only boots what an earlier
+# --build-only of the same cell built (the pipeline's boot jobs).
 # How long a cell is expected to take: python3 -m uckit estimate.
 set -eu
 set -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-build_only=0
-if [ "${1:-}" = --build-only ]; then
-	build_only=1
-	shift
-fi
+build_only=0 boot_only=0
+case "${1:-}" in
+--build-only) build_only=1; shift ;;
+--boot-only) boot_only=1; shift ;;
+esac
 kernel=${1:?KERNEL}
 arch=${2:?ARCH}
 alloc=${3:?ALLOC}
@@ -97,30 +99,42 @@ exec 8>"$build.lock"
 flock 8
 t0=$(date +%s)
 rc=0
-bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
-	--alloc "$alloc" --hardened "$hardened" 2>&1 | tee "$results/kbuild.log" ||
-	rc=$?
-t1=$(date +%s)
-if [ "$rc" != 0 ]; then
-	# The first line that says what broke: a link or Kconfig complaint
-	# before a generic "error".
-	# The full build log has the compiler's or assembler's own first
-	# complaint, which the short one may have scrolled past.
-	reason=$(awk '/multiple definition|undefined reference|^ERROR: .* undefined!|^kconfig: CONFIG_/ { print; exit }' \
-		"$results/kbuild.log" "$build/uc-build.log" 2>/dev/null || true)
-	[ -n "$reason" ] ||
-		reason=$(grep -m1 -E '(: (fatal )?error: |: Error: )' "$build/uc-build.log" 2>/dev/null || true)
-	[ -n "$reason" ] ||
-		reason=$(grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v -e '^kbuild: error: build failed' -e 'collect2' | head -n 1 || true)
-	reason=${reason#"$src/"}
-	write_cell "$results" build-failed "$((t1 - t0))" 0 "$(applied_word)" no - - "${reason:-see kbuild.log}"
-	echo "boot-test: $cell: BUILD FAILED (results in $results)"
-	exit 1
+if [ "$boot_only" = 1 ]; then
+	# The build's seconds, from the --build-only run that made it.
+	if [ ! -f "$results/build_s" ] || [ ! -f "$build/uc-built" ]; then
+		die "no build of $cell to boot (run ci/boot-test.sh --build-only $kernel $arch $alloc $hardened first)"
+	fi
+	t0=$((t0 - $(cat "$results/build_s")))
+else
+	rm -f "$build/uc-built"
+	bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
+		--alloc "$alloc" --hardened "$hardened" 2>&1 | tee "$results/kbuild.log" ||
+		rc=$?
+	t1=$(date +%s)
+	if [ "$rc" != 0 ]; then
+		# The first line that says what broke: a link or Kconfig complaint
+		# before a generic "error".
+		# The full build log has the compiler's or assembler's own first
+		# complaint, which the short one may have scrolled past.
+		reason=$(awk '/multiple definition|undefined reference|^ERROR: .* undefined!|^kconfig: CONFIG_/ { print; exit }' \
+			"$results/kbuild.log" "$build/uc-build.log" 2>/dev/null || true)
+		[ -n "$reason" ] ||
+			reason=$(grep -m1 -E '(: (fatal )?error: |: Error: )' "$build/uc-build.log" 2>/dev/null || true)
+		[ -n "$reason" ] ||
+			reason=$(grep -E 'error|Error|kbuild:' "$results/kbuild.log" | grep -v -e '^kbuild: error: build failed' -e 'collect2' | head -n 1 || true)
+		reason=${reason#"$src/"}
+		write_cell "$results" build-failed "$((t1 - t0))" 0 "$(applied_word)" no - - "${reason:-see kbuild.log}"
+		echo "boot-test: $cell: BUILD FAILED (results in $results)"
+		exit 1
+	fi
+	echo "$((t1 - t0))" >"$results/build_s"
+	touch "$build/uc-built"
 fi
 if [ "$build_only" = 1 ]; then
 	echo "build=$build"
 	exit 0
 fi
+t1=$(date +%s)
 
 # boot.sh chooses the expectation files itself (uckit expect): the
 # allocator changes no verdict; a config profile's differences are

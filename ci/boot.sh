@@ -214,6 +214,15 @@ initramfs_files=(--file "/uc_selftest.ko=$work/mod/uc_selftest.ko:0644")
 bash "$top/ci/initramfs.sh" --kbuild "$kbuild" --out "$work/initramfs.cpio.gz" \
 	--init "$work/init" "${initramfs_files[@]}" || die "initramfs failed"
 
+# UC_BOOT_ARTIFACTS=DIR: a copy of what this boot runs (the image, the
+# initramfs, the kernel command line), for a LAVA job of the same cell
+# (python3 -m uckit lava; the pipeline's boot jobs keep them).
+if [ -n "${UC_BOOT_ARTIFACTS:-}" ]; then
+	mkdir -p "$UC_BOOT_ARTIFACTS"
+	cp "$image" "$work/initramfs.cpio.gz" "$UC_BOOT_ARTIFACTS/"
+	printf '%s\n' "${console_args}panic=-1 $append" >"$UC_BOOT_ARTIFACTS/cmdline.txt"
+fi
+
 # --- boot ---------------------------------------------------------------------
 log "booting $image on $qemu (TCG, timeout ${timeout}s, hardened=$hardened)"
 : >"$work/ktap.out"

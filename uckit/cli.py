@@ -9,14 +9,14 @@ import argparse
 import sys
 
 from . import UserError, apply, arch, cache, log, source, series
-from . import expect, job, matrix, plan, profile, soak
+from . import expect, job, matrix, pipeline, plan, profile, soak
 
 DEPS = ("coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev "
         "cpio busybox-static ccache rsync linux-source-6.1 shellcheck "
         "pyflakes3 "
         "xz-utils python3 util-linux kmod").split()
 PACKAGING_DEPS = ("rpm rpmlint lintian createrepo-c dnf apt-utils "
-                  "mmdebstrap debhelper dpkg-dev").split()
+                  "mmdebstrap debhelper dpkg-dev lava-dispatcher").split()
 
 
 def cmd_resolve(args):
@@ -127,7 +127,7 @@ def parser():
 
 
 # Modules that add verbs of their own.
-EXTRA = (expect, job, matrix, plan, profile, soak)
+EXTRA = (expect, job, matrix, pipeline, plan, profile, soak)
 
 
 def main(argv):

@@ -48,6 +48,12 @@ KNOBS = (
     Knob("UC_JOBS", "nproc", "parallel jobs of a package build"),
     Knob("UC_PKG_REVISION", "1",
          "the package revision N: version UPSTREAM-1ucN, N+1 upgrades N"),
+    Knob("UC_BOOT_ARTIFACTS", "",
+         "DIR: ci/boot.sh copies the image, initramfs and kernel command "
+         "line it boots there (for LAVA jobs)"),
+    Knob("UC_JOB_TIMEOUT", "per kind",
+         "seconds a pipeline job may run (ci/gitlab/job.sh enforces it; "
+         "gitlab-ci-local does not)"),
     Knob("UC_QEMU_ARGS", "",
          "extra QEMU arguments for a boot test (-s: gdbstub on tcp::1234)"),
     Knob("UC_INIT_CC", "${CROSS_COMPILE}gcc",

@@ -185,14 +185,15 @@ def arch_tree_cells(plan, arch_tree):
             plan.add(arch_tree, name, "slab y")
 
 
-def all_cells(plan, versions, mans):
+def all_cells(plan, versions, mans, debian=None):
     """make boot-all's cells, after make check's: every arch of every
-    cached tree with a series or native support, and of Debian's 6.1: SLUB
-    hardened; SLAB on the distro arches; the control on the host arch.  A
-    cell that cannot exist (an arch the tree lacks) is boot-test's n/a."""
+    cached tree with a series or native support, and of Debian's 6.1 (with
+    DEBIAN None, where it is installed): SLUB hardened; SLAB on the distro
+    arches; the control on the host arch.  A cell that cannot exist (an
+    arch the tree lacks) is boot-test's n/a."""
     host, distro = host_arch(), distro_arches()
     kernels = [v for v in versions if is_native(v, mans) or has_series(v)]
-    if have_debian():
+    if have_debian() if debian is None else debian:
         kernels.append("debian")
     for k in kernels:
         plan.add(k, host, "slub y", "slab y", "slub n")
