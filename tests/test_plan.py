@@ -5,6 +5,7 @@ plan (uckit/plan.py), and the time make check plans for each."""
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -305,7 +306,7 @@ fi
 echo "boot-test: $*: PASS"
 """
 
-    def boot(self, cells, record="true"):
+    def boot(self, cells, record="true", jobs=1):
         fake = os.path.join(self.tmp, "boot-test.sh")
         write(fake, self.FAKE)
         p = plan.Plan()
@@ -316,7 +317,7 @@ echo "boot-test: $*: PASS"
                 mock.patch.object(plan, "make_plan", lambda which: p), \
                 mock.patch.dict(os.environ, TIMES), \
                 contextlib.redirect_stdout(out):
-            rc = plan.cmd_boot(mock.Mock(cells="all"))
+            rc = plan.cmd_boot(mock.Mock(cells="all", jobs=jobs))
         return rc, out.getvalue().splitlines()
 
     def test_progress_and_summary(self):
@@ -332,6 +333,22 @@ echo "boot-test: $*: PASS"
         self.assertIn("#   kbuild: error: build failed", lines)
         self.assertRegex(lines[-1], r"^boot: 1 passed, 1 failed, 1 n/a of 3 "
                          r"cells in \d+ s$")
+
+    def test_parallel_keeps_a_log_a_cell(self):
+        rc, lines = self.boot(["4.4.220 x86_64 slub y", "4.4.220 arm slub y",
+                               "4.4.220 s390x slub n", "4.4.221 x86_64 slub y"],
+                              jobs=3)
+        self.assertEqual(rc, 1)
+        logdir = re.search(r"logs in (\S+)$", lines[0]).group(1)
+        self.assertEqual(len(os.listdir(logdir)), 4)
+        self.assertEqual(sorted(re.sub(r"^\[\d/4\] ", "", l)
+                                .split(" ...")[0] for l in lines[1:]
+                                if l.startswith("[")),
+                         ["4.4.220 arm slub hardened=y",
+                          "4.4.220 s390x slub hardened=n",
+                          "4.4.220 x86_64 slub hardened=y",
+                          "4.4.221 x86_64 slub hardened=y"])
+        self.assertRegex(lines[-1], r"^boot: 2 passed, 1 failed, 1 n/a of 4 ")
 
     def test_all_passed_but_the_matrix_not_recorded(self):
         self.assertEqual(self.boot(["4.4.220 x86_64 slub y"])[0], 0)

@@ -22,7 +22,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 from . import (TOP, UserError, apply, arch, cache, knobs, profile, series,
@@ -501,39 +500,62 @@ def log_tail(log, n=60):
         return ["#   " + line.rstrip("\n") for line in f.readlines()[-n:]]
 
 
-def boot_cells(cells, logdir):
-    """Runs CELLS one after another, a progress line each; returns the
-    count of each verdict."""
+def boot_cells(cells, logdir, jobs=1):
+    """Runs CELLS, JOBS at a time, a progress line as each ends (its log:
+    LOGDIR/NNN-CELL.log, kept); returns the count of each verdict."""
+    import concurrent.futures
+    import threading
     counts = collections.Counter()
-    for i, cell in enumerate(cells, 1):
-        print("[%d/%d] %s ..." % (i, len(cells), cell_name(cell)), end=" ",
-              flush=True)
-        log = os.path.join(logdir, "%d.log" % i)
+    lock = threading.Lock()
+    done = [0]
+
+    def one(i, cell):
+        log = os.path.join(logdir, "%03d-%s.log" % (i, "-".join(cell)))
         t0 = time.monotonic()
+        if jobs <= 1:
+            print("[%d/%d] %s ..." % (i, len(cells), cell_name(cell)),
+                  end=" ", flush=True)
         verdict = run_cell(cell, log)
-        counts[verdict] += 1
-        print("%s (%d s)%s" % (verdict, time.monotonic() - t0,
-                               na_line(log) if verdict == "N/A" else ""),
-              flush=True)
-        if verdict == "FAIL":
-            print("\n".join(log_tail(log)), flush=True)
+        with lock:
+            done[0] += 1
+            counts[verdict] += 1
+            if jobs > 1:
+                print("[%d/%d] %s ..." % (done[0], len(cells),
+                                          cell_name(cell)), end=" ")
+            print("%s (%d s)%s" % (verdict, time.monotonic() - t0,
+                                   na_line(log) if verdict == "N/A" else ""),
+                  flush=True)
+            if verdict == "FAIL":
+                print("\n".join(log_tail(log)), flush=True)
+
+    if jobs <= 1:
+        for i, cell in enumerate(cells, 1):
+            one(i, cell)
+    else:
+        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+            for f in [pool.submit(one, i, c)
+                      for i, c in enumerate(cells, 1)]:
+                f.result()
     return counts
 
 
 def cmd_boot(args):
+    if args.jobs < 1:
+        raise UserError("--jobs %d: give 1 or more cells at a time"
+                        % args.jobs)
     plan = make_plan(args.cells)
     estimates = Estimates()
     for line in comment_lines(plan):
         print(line)
     expect = sum(estimates.planned(c) for c in plan.cells)
-    print("boot: %d cells (--cells %s), ~%d s expected"
-          % (len(plan.cells), args.cells, expect), flush=True)
+    # Per-cell logs are kept, one directory a run.
+    logdir = cache.path("logs", "boot-" + time.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(logdir, exist_ok=True)
+    print("boot: %d cells (--cells %s), ~%d s expected one at a time, %d at "
+          "a time; logs in %s" % (len(plan.cells), args.cells, expect,
+                                  args.jobs, logdir), flush=True)
     t0 = time.monotonic()
-    logdir = tempfile.mkdtemp(prefix="uc-boot-")
-    try:
-        counts = boot_cells(plan.cells, logdir)
-    finally:
-        shutil.rmtree(logdir, ignore_errors=True)
+    counts = boot_cells(plan.cells, logdir, args.jobs)
     print("boot: %d passed, %d failed, %d n/a of %d cells in %d s"
           % (counts["PASS"], counts["FAIL"], counts["N/A"], len(plan.cells),
              time.monotonic() - t0), flush=True)
@@ -565,6 +587,9 @@ def register(sub):
         "then record the matrix"
     v = sub.add_parser("boot", help=text, description=text)
     v.add_argument("--cells", required=True, choices=("all", "stale", "ci"))
+    v.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="cells at a time (builds of one cell never run "
+                   "together: each build directory is locked)")
     v.set_defaults(func=cmd_boot)
     text = "why the cell of KERNEL on ARCH cannot exist (n/a), or nothing"
     v = sub.add_parser("na", help=text, description=text)
