@@ -55,11 +55,11 @@ deps-package: ## the packaging tools as well (rpm, dnf, lintian, mmdebstrap...)
 soak: ## distro-class KERNEL (defconfig or CONFIG=.config) on Debian 12 under stress-ng and real programs
 	@bash ci/soak.sh $(if $(CONFIG),--config '$(CONFIG)') '$(KERNEL)' '$(ARCH)' '$(HARDENED)'
 
-boot-all: ## every feasible kernel x arch cell of the cache (hours when cold), then make matrix-record
-	@$(UCKIT) boot --cells all
+boot-all: ## every feasible kernel x arch cell of the cache (hours when cold; JOBS=N at a time), then make matrix-record
+	@$(UCKIT) boot --cells all --jobs '$(or $(JOBS),1)'
 
 boot-stale: ## the cells of boot-all whose newest record did not run the current code, then make matrix-record
-	@$(UCKIT) boot --cells stale
+	@$(UCKIT) boot --cells stale --jobs '$(or $(JOBS),1)'
 
 matrix: ## the support matrix: kernels/matrix.tsv and this machine's newer boot-test results
 	@python3 -m uckit matrix

@@ -215,12 +215,15 @@ bash "$top/ci/initramfs.sh" --kbuild "$kbuild" --out "$work/initramfs.cpio.gz" \
 	--init "$work/init" "${initramfs_files[@]}" || die "initramfs failed"
 
 # UC_BOOT_ARTIFACTS=DIR: a copy of what this boot runs (the image, the
-# initramfs, the kernel command line), for a LAVA job of the same cell
+# initramfs, the kernel command line) and the expectation table, for a
+# LAVA job of the same cell
 # (python3 -m uckit lava; the pipeline's boot jobs keep them).
 if [ -n "${UC_BOOT_ARTIFACTS:-}" ]; then
 	mkdir -p "$UC_BOOT_ARTIFACTS"
 	cp "$image" "$work/initramfs.cpio.gz" "$UC_BOOT_ARTIFACTS/"
 	printf '%s\n' "${console_args}panic=-1 $append" >"$UC_BOOT_ARTIFACTS/cmdline.txt"
+	# The merged expectations: a lab's log is judged without the build.
+	printf '%s\n' "$expectations" >"$UC_BOOT_ARTIFACTS/expect.tsv"
 fi
 
 # --- boot ---------------------------------------------------------------------

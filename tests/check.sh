@@ -209,6 +209,50 @@ if want boot; then
 	fi
 fi
 
+if want pipeline; then
+	echo "# pipeline: the GitLab pipeline (.gitlab-ci.yml) run here by gitlab-ci-local for the newest backport on the host arch (tree, apply, build, boot, report), then the LAVA job of that cell run by lava-run (warm only)"
+	pipeline_on=$(uckit knobs --get UC_PIPELINE) || exit 2
+	newest=$(python3 -c 'from uckit import plan, source; print(plan.newest_backport(source.manifests()))')
+	cell="$newest:x86_64:slub:y"
+	if [ "$pipeline_on" = 0 ]; then
+		skip "pipeline" "UC_PIPELINE=0"
+	elif ! command -v gitlab-ci-local >/dev/null; then
+		skip "pipeline" "npm install -g gitlab-ci-local@4.73.0 (make deps-package does it)"
+	elif [ ! -f "$cache/trees/linux-$newest/Makefile" ]; then
+		skip "pipeline $cell" "no linux-$newest in the kernel cache"
+	elif ! est=$(uckit estimate --kernel "$newest" --arch x86_64 --alloc slub --hardened y); then
+		fail "pipeline $cell" "python3 -m uckit estimate failed"
+	elif why=$(over_budget "$((est + 240))" "$run_start" "$check_budget" UC_CHECK_BUDGET "make check"); then
+		skip "pipeline $cell" "$why"
+	elif bash "$top/ci/pipeline.sh" "$cell" >"$logdir/pipeline.log" 2>&1; then
+		pass "pipeline $cell: gitlab-ci-local ran tree, apply, build, boot and report"
+		art="$top/.gitlab-ci-local/artifacts"
+		junit=$(find "$art" -path '*/report/junit.xml' | head -n 1)
+		if [ -n "$junit" ] && grep -q '<testsuites [^>]*failures="0"' "$junit" &&
+			[ -f "$(dirname "$(dirname "$junit")")/docs/matrix.md" ]; then
+			pass "pipeline report: JUnit and the matrix page from the pipeline's artifacts"
+		else
+			fail "pipeline report: JUnit and the matrix page from the pipeline's artifacts"
+		fi
+		lava=$(find "$art" -path "*/lava/${cell//:/-}/cmdline.txt" | head -n 1)
+		if ! command -v lava-run >/dev/null; then
+			skip "lava-run $cell" "apt-get install lava-dispatcher (make deps-package)"
+		elif [ "$(id -u)" != 0 ]; then
+			skip "lava-run $cell" "lava-run needs root"
+		elif [ -z "$lava" ]; then
+			fail "lava-run $cell" "the boot job left no lava/ artifacts"
+		elif bash "$top/tests/lava-run.sh" "$cell" "$(dirname "$lava")" >"$logdir/lava.log" 2>&1; then
+			pass "lava-run $cell: the cell's LAVA job booted in lava-dispatcher and every verdict matched"
+		else
+			fail "lava-run $cell"
+			sed 's/^/#   /' "$logdir/lava.log" | tail -n 40
+		fi
+	else
+		fail "pipeline $cell"
+		grep -E 'PASS|FAIL|WARN|error|not ok' "$logdir/pipeline.log" | sed 's/^/#   /' | tail -n 40
+	fi
+fi
+
 if want soak; then
 	echo "# soak: the newest backport, hardened, on the host arch: a distro-class kernel on Debian 12 under stress-ng and real programs (warm only: a machine that soaked it before)"
 	# The soak plan (python3 -m uckit plan --cells soak): a line

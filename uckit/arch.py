@@ -29,6 +29,10 @@ Keys of [arch] (all but karch and srcarch optional):
                  like = mips), so a variant states only what differs
   profiles       config profiles (ci/configs/NAME.config, "# profile:")
                  that make boot-all runs on it, hardened and control
+  lava_arch      LAVA's context arch for the qemu device type (default:
+                 the name); lava_takes: which of "machine cpu" LAVA's
+                 qemu template takes from the job's context (the others
+                 go into its extra_options)
   unbuildable    why the arch is wired and audited but never built here
   soak           the allocator or profile make soak builds on (empty: no
                  soak on this arch); soak_qemu its machine, CPU, memory
@@ -64,11 +68,13 @@ SHELL = (("karch", "KARCH"), ("srcarch", "ARCH_SRCARCH"),
          ("soak_compat", "ARCH_SOAK_COMPAT"),
          ("soak_disks", "ARCH_SOAK_DISKS"))
 KEYS = {k for k, _ in SHELL} | {"order", "packaged", "bench", "unbuildable",
-                                "profiles", "like"}
+                                "profiles", "like", "lava_arch",
+                                "lava_takes"}
 DEFAULTS = {"order": "50", "cross_compile": "", "kcflags": "", "expect": "",
             "needs": "", "serial2": "yes", "packaged": "no", "bench": "no",
             "unbuildable": "", "profiles": "", "soak": "", "soak_qemu": "",
-            "soak_disk": "", "soak_compat": "", "soak_disks": "root payload"}
+            "soak_disk": "", "soak_compat": "", "soak_disks": "root payload",
+            "lava_arch": "", "lava_takes": ""}
 
 
 class Arch:

@@ -72,6 +72,8 @@ KNOBS = (
          "added to the last soak's time for make check's estimate of a warm "
          "soak (the rebuild of what changed)"),
     Knob("UC_SOAK", "1", "0: make check runs no soak"),
+    Knob("UC_PIPELINE", "1",
+         "0: make check runs no pipeline (gitlab-ci-local) and no lava-run"),
     Knob("UC_SOAK_WALL", "3600",
          "seconds a soak guest may run before QEMU is stopped (a FAIL)"),
     Knob("UC_CHECKPATCH_IGNORE", "",

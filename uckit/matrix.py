@@ -50,7 +50,7 @@ CELL_INPUTS = ("ci/lib.sh", "ci/boot.sh", "ci/initramfs.sh", "ci/kbuild.sh",
                "ci/kconfig.sh", "ci/configs", "uckit", "tests/guest",
                "patches", "cocci", "series", ":!cocci/tests",
                ":!uckit/matrix.py", ":!uckit/plan.py", ":!uckit/job.py",
-               ":!uckit/knobs.py", ":!uckit/soak.py")
+               ":!uckit/knobs.py", ":!uckit/soak.py", ":!uckit/pipeline.py")
 
 # The columns of the records file, in order.
 FIELDS = ("kernel", "arch", "alloc", "hardened", "state", "result",

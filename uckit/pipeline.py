@@ -304,9 +304,11 @@ def _cell_dir(results, text):
 LAVA_TEMPLATE = """\
 # LAVA job: boot test of Linux {kernel} {arch} {alloc} hardened={hardened}
 # (usercopy-backports; python3 -m uckit lava).  The kernel and initramfs
-# are the pipeline's build artifacts under {url}; the guest's init runs the
-# suite and prints KTAP on the console, which the monitor turns into
-# results.  Device type qemu; submit with lavacli jobs submit FILE.
+# are the pipeline's build artifacts (url: below); the guest's init runs
+# the suite and prints KTAP on the console, which the monitor turns into
+# one result a case.  Those say which cases ran; the verdicts are the
+# host's: python3 -m uckit ktap and verdicts on the job's log
+# (docs/pipeline.md).  Device type qemu; lavacli jobs submit FILE.
 device_type: qemu
 job_name: usercopy {kernel} {arch} {alloc} hardened={hardened}
 priority: medium
@@ -319,7 +321,8 @@ context:
   arch: {lava_arch}
   machine: {machine}
   cpu: {cpu}
-  memory: 512
+  memory: {memory}
+  no_kvm: true
   extra_options:
 {extra}
 actions:
@@ -337,23 +340,15 @@ actions:
     timeout: {{minutes: {boot_minutes}}}
     method: qemu
     media: tmpfs
-    prompts: ['KTAP version 1']
 - test:
     timeout: {{minutes: {boot_minutes}}}
     monitors:
     - name: usercopy-suite
       start: 'KTAP version 1'
       end: 'UC-SUITE-DONE'
-      pattern: '(?P<result>(ok|not ok)) \\d+ (?P<test_case_id>[a-z0-9_]+)'
+      pattern: '(?m)^(?P<result>ok|not ok) \\d+ (?P<test_case_id>[a-z0-9_]+)(?=[ \\r\\n])'
       fixupdict: {{ok: pass, 'not ok': fail}}
 """
-
-
-# LAVA's context arch (the qemu device type picks qemu-system-* by it).
-LAVA_ARCH = {"x86_64": "amd64", "arm64": "arm64", "arm": "arm",
-             "i386": "i386", "ppc64": "ppc64", "ppc64le": "ppc64le",
-             "s390x": "s390x", "sparc64": "sparc64", "mips": "mips",
-             "mipsel": "mipsel"}
 
 
 def cmdline(cell):
@@ -366,47 +361,130 @@ def cmdline(cell):
     return " ".join(words)
 
 
+def qemu_facts(cell):
+    """QEMU's machine, CPU, memory (MiB) and other options for CELL: the
+    arch's qemu_machine and the profile's additions, as ci/boot.sh has
+    them."""
+    facts = arch.get(cell.arch)
+    words = (facts.qemu_machine.split()
+             + profile.read(cell.alloc).get("qemu", "").split())
+    machine, cpu, memory, other = "", "", "512", []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        value = words[i + 1] if i + 1 < len(words) else ""
+        if w in ("-M", "-machine", "-cpu", "-m") and value:
+            if w == "-cpu":
+                cpu = value
+            elif w == "-m":
+                memory = value
+            else:
+                machine = value
+            i += 2
+        elif w.startswith("-") and value and not value.startswith("-"):
+            other.append("%s %s" % (w, value))
+            i += 2
+        else:
+            other.append(w)
+            i += 1
+    return machine, cpu, memory, other
+
+
 def lava_job(cell, url, command_line=None):
     """The LAVA job definition (YAML text) of boot CELL, booting with
     COMMAND_LINE (default: ci/boot.sh's, cmdline())."""
     facts = arch.get(cell.arch)
     if command_line is None:
         command_line = cmdline(cell)
-    words = (facts.qemu_machine.split()
-             + profile.read(cell.alloc).get("qemu", "").split())
-    machine, cpu, extra = "", "", []
-    i = 0
-    while i < len(words):
-        w = words[i]
-        if w == "-M" and i + 1 < len(words):
-            machine, i = words[i + 1], i + 2
-            continue
-        if w == "-cpu" and i + 1 < len(words):
-            cpu, i = words[i + 1], i + 2
-            continue
-        if w == "-m" and i + 1 < len(words):
-            i += 2
-            continue
-        if w.startswith("-") and i + 1 < len(words) and \
-                not words[i + 1].startswith("-"):
-            extra.append("%s %s" % (w, words[i + 1]))
-            i += 2
-            continue
-        extra.append(w)
-        i += 1
-    extra += ["-nographic", "-no-reboot"]
+    machine, cpu, memory, extra = qemu_facts(cell)
+    takes = facts.lava_takes.split()
+    if machine and "machine" not in takes:
+        extra.insert(0, "-M " + machine)
+    if cpu and "cpu" not in takes:
+        extra.insert(1 if machine and "machine" not in takes else 0,
+                     "-cpu " + cpu)
+    extra.append("-no-reboot")
     return LAVA_TEMPLATE.format(
         kernel=cell.kernel, arch=cell.arch, alloc=cell.alloc,
         hardened=cell.hardened, url=url.rstrip("/"),
         image_name=os.path.basename(facts.image),
-        lava_arch=LAVA_ARCH.get(cell.arch, cell.arch),
-        machine=machine or "none", cpu=cpu or "max",
+        lava_arch=facts.lava_arch or cell.arch,
+        machine=machine or "none", cpu=cpu or "max", memory=memory,
         extra="\n".join("  - %s" % _yaml_item(e) for e in extra),
         cmdline=command_line.strip(), job_minutes=20, boot_minutes=15)
 
 
+DEVICE_TEMPLATE = """\
+# LAVA device configuration (what a lab's server renders from its qemu
+# device type) for one cell: lava-run --device FILE on this machine runs
+# the cell's job (python3 -m uckit lava --device).  Written by uckit.
+device_type: qemu
+available_architectures: [{lava_arch}]
+parameters: {{}}
+constants:
+  kernel-start-message: 'Linux version [0-9]'
+  default-shell-prompt: 'lava-test: # '
+  spawn_maxread: '4092'
+  failure_retry: 1
+  boot_retry: 1
+  posix:
+    lava_test_sh_cmd: /bin/sh
+    lava_test_results_dir: /lava-%s
+    lava_test_shell_file: ~/.bashrc
+actions:
+  deploy:
+    connections: {{serial: null}}
+    methods: {{image: null}}
+  boot:
+    connections: {{serial: null}}
+    methods:
+      qemu:
+        parameters:
+          command: {qemu}
+          boot_options: {{}}
+          options:
+{options}
+timeouts:
+  actions: {{}}
+  connections: {{}}
+"""
+
+
+def lava_device(cell):
+    """A LAVA device configuration that boots CELL's job with this
+    machine's QEMU (TCG)."""
+    facts = arch.get(cell.arch)
+    machine, cpu, memory, extra = qemu_facts(cell)
+    options = ["-nographic", "-m %s" % memory, "-monitor none"]
+    options += ["-M " + machine] if machine else []
+    options += ["-cpu " + cpu] if cpu else []
+    options += extra + ["-no-reboot"]
+    return DEVICE_TEMPLATE.format(
+        lava_arch=facts.lava_arch or cell.arch, qemu=facts.qemu,
+        options="\n".join("          - %s" % _yaml_item(o) for o in options))
+
+
 def _yaml_item(text):
     return "'%s'" % text.replace("'", "''")
+
+
+def lava_console(log_text):
+    """The guest's console from a LAVA job log (lava-run's stderr, or
+    lavacli jobs logs --raw): the messages of its "target" lines, one a
+    line.  Each log line is a YAML flow mapping."""
+    out = []
+    for line in log_text.splitlines():
+        if '"lvl": "target"' not in line and "lvl: target" not in line:
+            continue
+        m = re.search(r'"msg": "((?:[^"\\]|\\.)*)"', line)
+        if not m:
+            continue
+        try:
+            import json
+            out.append(json.loads('"%s"' % m.group(1)))
+        except ValueError:
+            out.append(m.group(1))
+    return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------------ the verbs
@@ -457,6 +535,16 @@ def cmd_junit(args):
 
 
 def cmd_lava(args):
+    if args.console_of:
+        try:
+            with open(args.console_of, errors="replace") as f:
+                text = lava_console(f.read())
+        except OSError as e:
+            raise UserError("cannot read %s: %s (give lava-run's stderr or "
+                            "lavacli jobs logs --raw)" % (args.console_of,
+                                                           e.strerror))
+        sys.stdout.write(text)
+        return 0
     chosen = [parse_cell(c) for c in args.cell] or cells()
     os.makedirs(args.out, exist_ok=True)
     for c in chosen:
@@ -465,6 +553,11 @@ def cmd_lava(args):
             f.write(lava_job(c, args.url.replace("{cell}", "-".join(c)),
                              args.cmdline))
         os.replace(path + ".new", path)
+        if args.device:
+            path = os.path.join(args.out, "%s.device.yaml" % "-".join(c))
+            with open(path + ".new", "w") as f:
+                f.write(lava_device(c))
+            os.replace(path + ".new", path)
     log("lava: %d job definitions in %s" % (len(chosen), args.out))
     return 0
 
@@ -491,11 +584,19 @@ def register(sub):
     v.set_defaults(func=cmd_junit)
     text = "LAVA job definitions of boot cells (QEMU device type)"
     v = sub.add_parser("lava", help=text, description=text)
-    v.add_argument("--out", required=True, metavar="DIR")
+    what = v.add_mutually_exclusive_group(required=True)
+    what.add_argument("--out", metavar="DIR",
+                      help="write the job definitions there")
+    what.add_argument("--console-of", metavar="LOG",
+                      help="print the guest's console from a LAVA job log "
+                      "(for uckit ktap and verdicts)")
     v.add_argument("--cell", action="append", default=[],
                    metavar="KERNEL:ARCH:ALLOC:H",
                    help="this cell (repeat); default: every boot cell of "
                    "the pipeline")
+    v.add_argument("--device", action="store_true",
+                   help="and CELL.device.yaml, a device configuration for "
+                   "lava-run on this machine")
     v.add_argument("--cmdline", metavar="ARGS",
                    help="the kernel command line (default: ci/boot.sh's "
                    "for the cell)")

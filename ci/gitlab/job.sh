@@ -16,10 +16,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 step=${1:?STEP}
 die() { echo "job.sh: error: $*" >&2; exit 1; }
 
-if [ -z "${UC_JOB_TIMED:-}" ]; then
+if [ -z "${JOB_SH_TIMED:-}" ]; then
 	limit=${UC_JOB_TIMEOUT:-3600}
 	rc=0
-	UC_JOB_TIMED=1 timeout -k 30 "$limit" bash "$0" "$@" || rc=$?
+	JOB_SH_TIMED=1 timeout -k 30 "$limit" bash "$0" "$@" || rc=$?
 	[ "$rc" != 124 ] || echo "job.sh: $step stopped after UC_JOB_TIMEOUT=$limit s" >&2
 	exit "$rc"
 fi
