@@ -194,6 +194,42 @@ class Lava(unittest.TestCase):
             job = yaml.safe_load(text)
             self.assertEqual(job["context"]["arch"], "arm64")
 
+    @unittest.skipIf(shutil.which("lava-run") is None or os.getuid() != 0,
+                     "lava-run (apt-get install lava-dispatcher) as root")
+    def test_lava_run_validates_a_cell_of_every_arch(self):
+        # lava-run --validate checks more than the schema: the device
+        # configuration uckit writes, the arch, QEMU, the files behind
+        # the URLs (empty stand-ins here).
+        d = tempfile.mkdtemp()
+        try:
+            for name in arch.names():
+                facts = arch.get(name)
+                if facts.unbuildable or shutil.which(facts.qemu) is None:
+                    continue
+                cell = "4.4.220:%s:slub:y" % name
+                files = os.path.join(d, name)
+                os.makedirs(files)
+                for f in (os.path.basename(facts.image),
+                          "initramfs.cpio.gz"):
+                    open(os.path.join(files, f), "w").close()
+                subprocess.run([sys.executable, "-m", "uckit", "lava",
+                                "--cell", cell, "--device", "--out", files,
+                                "--url", "file://" + files],
+                               cwd=TOP, check=True, capture_output=True)
+                base = os.path.join(files, "4.4.220-%s-slub-y" % name)
+                r = subprocess.run(
+                    ["lava-run", "--validate", "--job-id", "uc-validate",
+                     "--output-dir", os.path.join(files, "out"),
+                     "--device", base + ".device.yaml", base + ".yaml"],
+                    capture_output=True, text=True, timeout=120)
+                self.assertIn('"case": "validate", "definition": "lava", '
+                              '"result": "pass"', r.stderr,
+                              "%s: %s" % (name, r.stderr[-1500:]))
+        finally:
+            shutil.rmtree(d)
+            shutil.rmtree("/var/lib/lava/dispatcher/tmp/uc-validate",
+                          ignore_errors=True)
+
     @unittest.skipIf(not os.path.exists(LAVA_PYTHON) or subprocess.run(
         [LAVA_PYTHON, "-c", "import lava_common.schemas"],
         capture_output=True).returncode != 0,
