@@ -250,16 +250,17 @@ qemu_pid=$!
 if [ "$verbose" = 1 ]; then
 	tail -n +1 -f --pid="$qemu_pid" "$out/console.log" &
 fi
-# Some guests cannot power off (arm64 before 3.12 halts in a loop): once the
-# suite's end marker (or its Bail out!) is out, QEMU gets a grace period,
-# then is stopped.
+# Some guests cannot power off (arm64 before 3.12 halts in a loop) and some
+# do not reset after a panic (malta waited out the whole timeout): once the
+# suite's end marker, its Bail out! or a kernel panic is out, QEMU gets a
+# grace period, then is stopped.
 done_at=0 stopped=0
 while kill -0 "$qemu_pid" 2>/dev/null; do
-	if [ "$done_at" = 0 ] && grep -qaE 'UC-SUITE-DONE|^Bail out!' "$work/ktap.out" "$out/console.log"; then
+	if [ "$done_at" = 0 ] && grep -qaE 'UC-SUITE-DONE|^Bail out!|Kernel panic - not syncing' "$work/ktap.out" "$out/console.log"; then
 		done_at=$(date +%s)
 	fi
 	if [ "$done_at" != 0 ] && [ $(($(date +%s) - done_at)) -ge 15 ]; then
-		log "the guest did not power off 15 s after the suite ended: stopping QEMU"
+		log "the guest did not power off 15 s after the suite ended (or the kernel panicked): stopping QEMU"
 		kill "$qemu_pid" 2>/dev/null || true
 		stopped=1
 		break
