@@ -146,7 +146,7 @@ rc=0
 bash "$top/ci/boot.sh" --arch "$arch" --kbuild "$build" \
 	--image "$build/$ARCH_IMAGE" --hardened "$hardened" --out "$results" \
 	${PROFILE_APPEND:+--append "$PROFILE_APPEND"} \
-	${PROFILE_QEMU:+--qemu-args "$PROFILE_QEMU"} ||
+	${PROFILE_QEMU:+--qemu-args "$PROFILE_QEMU"} --mode "$PROFILE_MODE" ||
 	rc=$?
 t2=$(date +%s)
 # Booted: the guest's init ran and began its report.  Suite: the verdicts

@@ -5,7 +5,7 @@
 #   ci/boot.sh --arch ARCH --kbuild KBUILD_DIR --image BZIMAGE \
 #       --hardened y|n --out RESULT_DIR [--expect FILE ...] [--timeout SEC] \
 #       [--make-var VAR=VAL ...] [--busybox PATH|none] [--append ARGS] \
-#       [--module KO_FILE] [--qemu-args ARGS] [--verbose] [--keep]
+#       [--module KO_FILE] [--qemu-args ARGS] [--mode on|off|warn] [--verbose] [--keep]
 #   ci/boot.sh --print-expectations --arch ARCH --kbuild KBUILD_DIR \
 #       --hardened y|n [--expect FILE ...]
 #
@@ -40,6 +40,7 @@ arch=
 kbuild=
 image=
 hardened=
+mode=on
 out=
 timeout=600
 busybox=
@@ -72,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--kbuild) need_arg "$1" $#; kbuild=$2; shift 2 ;;
 	--image) need_arg "$1" $#; image=$2; shift 2 ;;
 	--hardened) need_arg "$1" $#; hardened=$2; shift 2 ;;
+	--mode) need_arg "$1" $#; mode=$2; shift 2 ;;
 	--out) need_arg "$1" $#; out=$2; shift 2 ;;
 	--expect) need_arg "$1" $#; expect_args+=(--expect "$2"); shift 2 ;;
 	--timeout) need_arg "$1" $#; timeout=$2; shift 2 ;;
@@ -115,6 +117,13 @@ arch_make_vars=("ARCH=$KARCH" "CROSS_COMPILE=$CROSS_COMPILE")
 case "$hardened" in
 y|n) ;;
 *) die "--hardened takes y or n" ;;
+esac
+# --mode: the hardened_usercopy= boot mode the command line gives a
+# hardened kernel (a config profile's "mode:"): off is judged by the
+# control's column, warn by the reports without the kills.
+case "$mode" in
+on|off|warn) ;;
+*) die "--mode takes on, off or warn" ;;
 esac
 
 case "$timeout" in
@@ -281,7 +290,7 @@ fi
 # --- verdicts -----------------------------------------------------------------
 uckit verdicts --expect-tsv "$work/expect.tsv" --report "$out/result.ktap" \
 	--console "$out/console.log" --arch "$arch" --hardened "$hardened" \
-	--qemu-rc "$qemu_rc" >"$out/verdicts.ktap" && verdict=0 || verdict=$?
+	--qemu-rc "$qemu_rc" --mode "$mode" >"$out/verdicts.ktap" && verdict=0 || verdict=$?
 done_ok=0
 grep -q '^# UC-SUITE-DONE' "$out/result.ktap" && done_ok=1
 

@@ -415,6 +415,36 @@ class Verdicts(unittest.TestCase):
         self.assertTrue(text.startswith(HEAD % ("n", 5)))
         self.assertEqual(failed, 0)
 
+    def test_boot_modes(self):
+        # hardened_usercopy=warn: the report without the kill; a kill is
+        # then a failure, and so is silence.
+        warn = ROWS + [["c", "killed exposure stack or refused", "survived",
+                        ""], ["d", "killed", "survived", "plain oops"]]
+        text, failed = expect.verdicts(
+            warn, "y", {"a": "survived exposure slab", "b": "survived",
+                        "c": "refused", "d": "killed"}, True, "arm", 0, "",
+            mode="warn")
+        self.assertIn("hardened=y, hardened_usercopy=warn\n", text)
+        self.assertIn("ok 2 a # survived exposure slab\n", text)
+        self.assertIn("ok 6 c # refused\n", text)
+        self.assertIn("ok 7 d # killed\n", text)
+        self.assertEqual(failed, 0)
+        self.assertEqual(expect.warn_mode("killed overwrite slab or "
+                                          "killed exposure stack"),
+                         "survived overwrite slab or survived exposure "
+                         "stack")
+        _, failed = expect.verdicts(ROWS, "y", {"a": "killed exposure slab",
+                                                "b": "survived"},
+                                    True, "arm", 0, "", mode="warn")
+        self.assertEqual(failed, 1)
+        # off: what the control does.
+        text, failed = expect.verdicts(ROWS, "y", {"a": "survived",
+                                                   "b": "survived",
+                                                   "t": "killed"},
+                                       True, "arm", 0, "", mode="off")
+        self.assertIn("ok 2 a # survived\n", text)
+        self.assertEqual(failed, 0)
+
     def test_mismatch(self):
         text, failed = self.verdicts({"a": "survived", "b": "survived"})
         self.assertIn('not ok 2 a # expected "killed exposure slab", '

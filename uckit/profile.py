@@ -7,6 +7,9 @@ the profile is for and how to boot it:
   # append: slub_debug=ZP   extra kernel command line
   # qemu: -m 1280           extra QEMU arguments (after the arch's)
   # hardened: y n           the HARDENED values it runs with (default y)
+  # mode: warn              the hardened_usercopy= mode its append sets:
+                            verdicts of the control (off) or reports
+                            without kills (warn)
 
 The arches a profile is meant for say so ("profiles =" in
 uckit/arches/NAME.ini).
@@ -23,7 +26,7 @@ from . import TOP, UserError, arch
 
 DIR = os.path.join(TOP, "ci", "configs")
 ALLOCATORS = ("slub", "slab")
-KEYS = ("profile", "include", "append", "qemu", "hardened")
+KEYS = ("profile", "include", "append", "qemu", "hardened", "mode")
 
 
 def read(name):
@@ -44,6 +47,13 @@ def read(name):
         raise UserError("ALLOC=%s is neither an allocator (%s) nor a config "
                         "profile (%s)" % (name, " ".join(ALLOCATORS),
                                           " ".join(names())))
+    mode = facts.get("mode", "on")
+    if mode not in ("on", "off", "warn") or (
+            mode != "on" and "hardened_usercopy=" + mode
+            not in facts.get("append", "").split()):
+        raise UserError("ci/configs/%s.config: '# mode:' is on, off or "
+                        "warn, and its append sets hardened_usercopy= to "
+                        "it" % name)
     if facts.get("include") not in ALLOCATORS:
         raise UserError("ci/configs/%s.config: '# include:' must name one "
                         "of %s" % (name, " ".join(ALLOCATORS)))
@@ -83,6 +93,7 @@ def shell(name):
                                       if facts else ""),
         "PROFILE_APPEND=%s" % quote(facts.get("append", "")),
         "PROFILE_QEMU=%s" % quote(facts.get("qemu", "")),
+        "PROFILE_MODE=%s" % quote(facts.get("mode", "on")),
     ])
 
 

@@ -15,9 +15,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/export.h>
+#include <linux/init.h>
+#include <linux/printk.h>
+#include <linux/ratelimit.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/usercopy_check.h>
 #include <asm/sections.h>
 
@@ -161,9 +165,53 @@ static const char *check_kernel_text_object(const void *ptr, unsigned long n)
 	return NULL;
 }
 
+/*
+ * hardened_usercopy= on the kernel command line: "on" (the default; also
+ * 1, y), "off" (0, n: no check at all), or "warn": report a violation,
+ * rate-limited, and let the copy go on, for a staged rollout.  Upstream
+ * (4.17) has on and off; warn is usercopy-backports'.
+ */
+enum { USERCOPY_ON, USERCOPY_OFF, USERCOPY_WARN };
+static int usercopy_mode __read_mostly = USERCOPY_ON;
+static usercopy_define_off_key(usercopy_off);
+
+static int __init parse_hardened_usercopy(char *str)
+{
+	if (!strcmp(str, "on") || !strcmp(str, "1") || !strcmp(str, "y"))
+		usercopy_mode = USERCOPY_ON;
+	else if (!strcmp(str, "off") || !strcmp(str, "0") || !strcmp(str, "n"))
+		usercopy_mode = USERCOPY_OFF;
+	else if (!strcmp(str, "warn"))
+		usercopy_mode = USERCOPY_WARN;
+	else
+		pr_warn("hardened_usercopy=%s: use on, off or warn; staying %s\n",
+			str, usercopy_mode == USERCOPY_OFF ? "off" :
+			usercopy_mode == USERCOPY_WARN ? "warn" : "on");
+	return 1;
+}
+__setup("hardened_usercopy=", parse_hardened_usercopy);
+
+/* Static keys cannot be switched while the command line is parsed. */
+static int __init set_hardened_usercopy(void)
+{
+	if (usercopy_mode == USERCOPY_OFF)
+		usercopy_enable_off_key(usercopy_off);
+	pr_info("checks %s\n", usercopy_mode == USERCOPY_OFF ? "disabled" :
+		usercopy_mode == USERCOPY_WARN ? "warn only" : "enabled");
+	return 0;
+}
+late_initcall(set_hardened_usercopy);
+
 static void report_usercopy(const void *ptr, unsigned long len,
 			    bool to_user, const char *type)
 {
+	if (usercopy_mode == USERCOPY_WARN) {
+		pr_warn_ratelimited("kernel memory %s attempt detected %s %p (%s) (%lu bytes) (warn only)\n",
+				    to_user ? "exposure" : "overwrite",
+				    to_user ? "from" : "to", ptr,
+				    type ? : "unknown", len);
+		return;
+	}
 	pr_emerg("kernel memory %s attempt detected %s %p (%s) (%lu bytes)\n",
 		 to_user ? "exposure" : "overwrite",
 		 to_user ? "from" : "to", ptr, type ? : "unknown", len);
@@ -173,11 +221,14 @@ static void report_usercopy(const void *ptr, unsigned long len,
 
 /*
  * Called through check_object_size() by the uaccess routines, before any
- * data moves.  Returns only if the copy is allowed.
+ * data moves.  Returns only if the copy is allowed (or the mode is warn).
  */
 void __check_object_size(const void *ptr, unsigned long n, bool to_user)
 {
 	const char *err;
+
+	if (usercopy_off_key_enabled(usercopy_off))
+		return;
 
 	if (!n)
 		return;

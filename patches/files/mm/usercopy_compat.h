@@ -57,4 +57,25 @@ static inline void __noreturn usercopy_bug(void)
 #define usercopy_bug()	BUG()
 #endif
 
+/*
+ * hardened_usercopy=off as a static key, so that off costs a patched
+ * jump: DEFINE_STATIC_KEY_FALSE and static_branch_unlikely() from 4.3,
+ * struct static_key from 3.3 (jump labels where the arch has them), a
+ * plain flag before.
+ */
+#include <linux/jump_label.h>
+#if defined(DEFINE_STATIC_KEY_FALSE)
+#define usercopy_define_off_key(key)	DEFINE_STATIC_KEY_FALSE(key)
+#define usercopy_off_key_enabled(key)	static_branch_unlikely(&key)
+#define usercopy_enable_off_key(key)	static_branch_enable(&key)
+#elif defined(STATIC_KEY_INIT_FALSE)
+#define usercopy_define_off_key(key)	struct static_key key = STATIC_KEY_INIT_FALSE
+#define usercopy_off_key_enabled(key)	static_key_false(&key)
+#define usercopy_enable_off_key(key)	static_key_slow_inc(&key)
+#else
+#define usercopy_define_off_key(key)	bool key __read_mostly
+#define usercopy_off_key_enabled(key)	unlikely(key)
+#define usercopy_enable_off_key(key)	(key = true)
+#endif
+
 #endif /* _MM_USERCOPY_COMPAT_H */
