@@ -419,20 +419,28 @@ class Verdicts(unittest.TestCase):
         # hardened_usercopy=warn: the report without the kill; a kill is
         # then a failure, and so is silence.
         warn = ROWS + [["c", "killed exposure stack or refused", "survived",
-                        ""], ["d", "killed", "survived", "plain oops"]]
+                        ""], ["d", "killed", "survived", "plain oops"],
+                       ["e", "killed exposure null", "killed", "faults"]]
         text, failed = expect.verdicts(
             warn, "y", {"a": "survived exposure slab", "b": "survived",
-                        "c": "refused", "d": "killed"}, True, "arm", 0, "",
+                        "c": "refused", "d": "killed",
+                        "e": "killed exposure null"}, True, "arm", 0, "",
             mode="warn")
         self.assertIn("hardened=y, hardened_usercopy=warn\n", text)
         self.assertIn("ok 2 a # survived exposure slab\n", text)
         self.assertIn("ok 6 c # refused\n", text)
         self.assertIn("ok 7 d # killed\n", text)
+        # Where the control's copy faults, the warned copy does too.
+        self.assertIn("ok 8 e # killed exposure null\n", text)
         self.assertEqual(failed, 0)
         self.assertEqual(expect.warn_mode("killed overwrite slab or "
-                                          "killed exposure stack"),
+                                          "killed exposure stack",
+                                          "survived"),
                          "survived overwrite slab or survived exposure "
                          "stack")
+        self.assertEqual(expect.warn_mode("killed exposure null",
+                                          "survived or killed"),
+                         "survived exposure null or killed exposure null")
         _, failed = expect.verdicts(ROWS, "y", {"a": "killed exposure slab",
                                                 "b": "survived"},
                                     True, "arm", 0, "", mode="warn")
