@@ -14,11 +14,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kernel.h>
 #include <linux/export.h>
 #include <linux/init.h>
-#include <linux/printk.h>
-#include <linux/ratelimit.h>
 #include <linux/mm.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -141,25 +141,41 @@ static const char *check_heap_object(const void *ptr, unsigned long n,
  * Kernel text, and its alias in the linear map where it has one.  Some
  * arches (arm64 before 4.5) put .rodata before _etext: text then ends
  * where rodata starts, or every copy of a constant string would be refused.
+ * The bounds never change: computed on the first check, not on every one
+ * (__pa() and __va() of the image cost some 20 instructions a copy).
  */
-static const char *check_kernel_text_object(const void *ptr, unsigned long n)
+static unsigned long text_low __read_mostly, text_high __read_mostly;
+static unsigned long alias_low __read_mostly, alias_high __read_mostly;
+static bool text_known __read_mostly;
+
+static noinline void find_kernel_text(void)
 {
 	unsigned long low = (unsigned long)_stext;
 	unsigned long high = (unsigned long)_etext;
 	unsigned long rodata = (unsigned long)__start_rodata;
-	unsigned long low_alias, high_alias;
 
 	if (rodata > low && rodata < high)
 		high = rodata;
+	text_low = low;
+	text_high = high;
+	alias_low = (unsigned long)usercopy_lm_alias(low);
+	alias_high = (unsigned long)usercopy_lm_alias(high - 1) + 1;
+	if (alias_low == low)
+		alias_low = alias_high = 0;	/* no alias: an empty range */
+	smp_wmb();	/* the bounds before the flag: see the read below */
+	text_known = true;
+}
 
-	if (overlaps(ptr, n, low, high))
+static const char *check_kernel_text_object(const void *ptr, unsigned long n)
+{
+	if (unlikely(!text_known))
+		find_kernel_text();
+	else
+		smp_rmb();	/* pairs with find_kernel_text()'s smp_wmb() */
+
+	if (overlaps(ptr, n, text_low, text_high))
 		return "<kernel text>";
-
-	low_alias = (unsigned long)usercopy_lm_alias(low);
-	if (low_alias == low)
-		return NULL;
-	high_alias = (unsigned long)usercopy_lm_alias(high - 1) + 1;
-	if (overlaps(ptr, n, low_alias, high_alias))
+	if (overlaps(ptr, n, alias_low, alias_high))
 		return "<linear kernel text>";
 
 	return NULL;
