@@ -2,6 +2,7 @@
 options, target files) and one spatch runner for apply, audit and the rule
 tests."""
 
+import concurrent.futures
 import glob
 import os
 import subprocess
@@ -53,16 +54,23 @@ def run_spatch(tree, cocci, mode, files):
     need_tool("spatch", "coccinelle")
     _, options, _ = cocci_header(cocci)
     groups = [[f] for f in files] if mode == "patch" else [files]
-    out = []
-    for group in groups:
+
+    def one(group):
         cmd = ["spatch", "--very-quiet", "--sp-file", cocci, "-D", mode] + \
             options + group
-        r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+        return subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+
+    # The files of patch mode are independent runs: as many at a time as
+    # there are CPUs (uaccess-check-object-size: 11 headers, 15 s one by
+    # one).  The output keeps the files' order.
+    with concurrent.futures.ThreadPoolExecutor(
+            max(1, min(len(groups), os.cpu_count() or 1))) as pool:
+        results = list(pool.map(one, groups))
+    for r in results:
         if r.returncode != 0:
             raise UserError("%s: spatch failed:\n%s"
                             % (os.path.basename(cocci), r.stderr.strip()))
-        out.append(r.stdout)
-    return "".join(out)
+    return "".join(r.stdout for r in results)
 
 
 def spatch(tree, cocci, mode):
