@@ -36,7 +36,11 @@ if [ $# = 0 ]; then
 	newest=$(python3 -c 'from uckit import plan, source; print(plan.newest_backport(source.manifests()))')
 	set -- "$newest:x86_64:slub:y" "$newest:x86_64:slub:n"
 fi
-mapfile -t names < <(python3 -m uckit pipeline --jobs "$@")
+# A name that is no job is an error here, never "no names": gitlab-ci-local
+# given none would run the whole pipeline.
+list=$(python3 -m uckit pipeline --jobs "$@") || exit 1
+mapfile -t names <<<"$list"
+[ -n "${names[0]:-}" ] || die "no job to run"
 
 # A run's report is of that run's jobs only: no artifacts of an earlier one.
 rm -rf .gitlab-ci-local/artifacts .gitlab-ci-local/builds
