@@ -489,6 +489,13 @@ def lava_console(log_text):
 
 # ------------------------------------------------------------ the verbs
 
+def _write(path, text):
+    """PATH holds TEXT, or what it held before: never half of it."""
+    with open(path + ".new", "w") as f:
+        f.write(text)
+    os.replace(path + ".new", path)
+
+
 def cmd_pipeline(args):
     mans = source.manifests()
     if args.jobs:
@@ -510,10 +517,7 @@ def cmd_pipeline(args):
         log("pipeline: ci/gitlab/cells.yml is current (%d jobs)"
             % (len(all_jobs(mans))))
         return 0
-    tmp = CELLS_YML + ".new"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, CELLS_YML)
+    _write(CELLS_YML, text)
     log("pipeline: ci/gitlab/cells.yml written (%d jobs)"
         % len(all_jobs(mans)))
     return 0
@@ -525,9 +529,7 @@ def cmd_junit(args):
                         "that holds CELL/cell.txt)" % args.results)
     text = junit(args.results)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out + ".new", "w") as f:
-        f.write(text)
-    os.replace(args.out + ".new", args.out)
+    _write(args.out, text)
     m = re.search(r'tests="(\d+)" failures="(\d+)" skipped="(\d+)"', text)
     log("junit: %s: %s cases, %s failed, %s skipped"
         % (args.out, m.group(1), m.group(2), m.group(3)))
@@ -548,16 +550,11 @@ def cmd_lava(args):
     chosen = [parse_cell(c) for c in args.cell] or cells()
     os.makedirs(args.out, exist_ok=True)
     for c in chosen:
-        path = os.path.join(args.out, "%s.yaml" % "-".join(c))
-        with open(path + ".new", "w") as f:
-            f.write(lava_job(c, args.url.replace("{cell}", "-".join(c)),
-                             args.cmdline))
-        os.replace(path + ".new", path)
+        name = os.path.join(args.out, "-".join(c))
+        _write(name + ".yaml", lava_job(
+            c, args.url.replace("{cell}", "-".join(c)), args.cmdline))
         if args.device:
-            path = os.path.join(args.out, "%s.device.yaml" % "-".join(c))
-            with open(path + ".new", "w") as f:
-                f.write(lava_device(c))
-            os.replace(path + ".new", path)
+            _write(name + ".device.yaml", lava_device(c))
     log("lava: %d job definitions in %s" % (len(chosen), args.out))
     return 0
 
@@ -605,6 +602,3 @@ def register(sub):
                    "served ({cell} = KERNEL-ARCH-ALLOC-H)")
     v.set_defaults(func=cmd_lava)
 
-
-if __name__ == "__main__":
-    sys.exit("run python3 -m uckit pipeline")
