@@ -82,10 +82,21 @@ frags=(--fragment "$top/ci/configs/soak.config")
 [ ! -f "$top/ci/configs/soak-$arch.config" ] ||
 	frags+=(--fragment "$top/ci/configs/soak-$arch.config")
 t0=$(date +%s)
-bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
+if ! bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
 	--alloc "$ARCH_SOAK" --hardened "$hardened" --base "${config:-defconfig}" \
-	"${frags[@]}" 2>&1 | tee "$results/kbuild.log" ||
+	"${frags[@]}" 2>&1 | tee "$results/kbuild.log"; then
+	# A build that fails is a record too (build-failed, the first
+	# complaint), so the matrix shows the soak that never booted.
+	first=$(grep -m1 -E '(: (fatal )?error: |: Error: |^kconfig: |kbuild: error)' \
+		"$build/uc-build.log" "$results/kbuild.log" 2>/dev/null | sed "s|$src/||" || true)
+	uckit soak-verdict --console /dev/null --report /dev/null --hardened "$hardened" \
+		--failed "the build failed${first:+: ${first#*:}}" \
+		--facts "kernel=$version state=$label arch=$arch alloc=$ARCH_SOAK hardened=$hardened config=${config:+$(basename "$config")}" \
+		--facts "build_s=$(($(date +%s) - t0)) soak_s=0 date=$(date -u +%Y-%m-%d) code=$code" \
+		>"$results/soak.txt.new" || true
+	mv "$results/soak.txt.new" "$results/soak.txt"
 	die "the build failed (see $results/kbuild.log)"
+fi
 t1=$(date +%s)
 
 work=$(mktemp -d -t uc-soak.XXXXXX)

@@ -125,6 +125,15 @@ class Verdict(unittest.TestCase):
         self.assertIn("UC_SOAK_WALL", reason)
         self.assertIn("did not finish", reason)
 
+    def test_a_build_that_failed_is_a_record(self):
+        lines, ok = soak.verdict("", "", "y", build_failed="the build failed: "
+                                 "vmlinux: undefined reference to x")
+        self.assertFalse(ok)
+        self.assertEqual(words(lines)["result"], "build-failed")
+        self.assertIn("reason: the build failed: vmlinux: undefined "
+                      "reference to x", lines)
+        self.assertFalse(any("did not finish" in l for l in lines))
+
     def test_failed_stressor_fails_idle_one_is_listed(self):
         report = REPORT.replace("stressor pipe fifo ops=20 rc=0",
                                 "stressor pipe fifo failed rc=2 # fifo: failed")

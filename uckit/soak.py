@@ -116,16 +116,19 @@ def live_outcome(live, lines):
         rc, "printed" if printed else "printed no")
 
 
-def verdict(console, report, hardened, timed_out=False):
-    """(record lines, passed) for one soak."""
+def verdict(console, report, hardened, timed_out=False, build_failed=None):
+    """(record lines, passed) for one soak; BUILD_FAILED: why it never
+    booted, recorded as build-failed."""
     ph = phases(console.splitlines())
     rep = parse_report(report)
     workload = ph.get("stress", []) + ph.get("programs", [])
     found = classify(workload)
     reasons = []
-    if timed_out:
+    if build_failed:
+        reasons.append(build_failed)
+    elif timed_out:
         reasons.append("the guest ran past UC_SOAK_WALL and was stopped")
-    if rep["done"] is None:
+    if rep["done"] is None and not build_failed:
         boot = classify(ph["boot"])
         first = (boot["oops"] or [""])[0]
         reasons.append("the guest did not finish the soak" +
@@ -167,7 +170,8 @@ def verdict(console, report, hardened, timed_out=False):
             len(found["usercopy"]), len(found["oops"]), len(found["warning"]),
             len(found["stall"]), rep["workload_s"] or "-"),
         "live=%s" % live,
-        "result=%s" % ("pass" if not reasons else "FAIL"),
+        "result=%s" % ("build-failed" if build_failed else
+                       "pass" if not reasons else "FAIL"),
     ]
     if reasons:
         lines.append("reason: %s" % "; ".join(reasons))
@@ -184,18 +188,20 @@ def verdict(console, report, hardened, timed_out=False):
 def cmd_soak_verdict(args):
     if args.hardened not in ("y", "n"):
         raise UserError("--hardened takes y or n")
+    console = ""
     try:
         with open(args.console, errors="replace") as f:
             console = f.read()
     except OSError as e:
-        raise UserError("cannot read the console log: %s" % e)
+        if not args.failed:
+            raise UserError("cannot read the console log: %s" % e)
     try:
         with open(args.report, errors="replace") as f:
             report = f.read()
     except OSError:
         report = ""
     lines, passed = verdict(console, report, args.hardened,
-                            args.timed_out == "yes")
+                            args.timed_out == "yes", args.failed)
     for facts in args.facts:
         print(facts)
     print("\n".join(lines))
@@ -212,6 +218,9 @@ def register(sub):
     v.add_argument("--timed-out", default="no", choices=("yes", "no"))
     v.add_argument("--facts", action="append", default=[],
                    help="a line of key=value words to print first")
+    v.add_argument("--failed", metavar="REASON",
+                   help="the soak never booted (its build failed): a "
+                   "build-failed record with this reason")
     v.set_defaults(func=cmd_soak_verdict)
 
 
