@@ -2,7 +2,9 @@
 # Cost of the checks, in instructions per call: the same tree built with
 # HARDENED=y and HARDENED=n, each booted under QEMU -icount shift=0 (one
 # guest nanosecond per instruction, so the numbers do not depend on the
-# host's load) with tests/bench/bench.c as init.
+# host's load) with tests/bench/bench.c as init.  The guest's clock starts
+# at a fixed date and user space is not randomised (norandmaps): two runs
+# of one kernel give the same figures.
 #
 #   ci/bench.sh [KERNEL] [ARCH] [ALLOC]     (default: debian x86_64 slub)
 # Prints one table; the raw console logs stay in the results directory.
@@ -49,9 +51,9 @@ for h in y n boot-off; do
 	bash "$top/ci/initramfs.sh" --kbuild "$build" --out "$work/initramfs-$h.gz" \
 		--init "$work/bench"
 	timeout 600 "$ARCH_QEMU" -accel tcg "${qemu_machine[@]}" -smp 1 -nographic -no-reboot \
-		-icount shift=0,sleep=off -kernel "$build/$ARCH_IMAGE" \
-		-initrd "$work/initramfs-$h.gz" \
-		-append "${console_args}panic=-1 quiet $extra" > "$work/console-$h.log" 2>&1 || true
+		-icount shift=0,sleep=off -rtc base=2000-01-01,clock=vm \
+		-kernel "$build/$ARCH_IMAGE" -initrd "$work/initramfs-$h.gz" \
+		-append "${console_args}panic=-1 quiet norandmaps $extra" > "$work/console-$h.log" 2>&1 || true
 	grep -q 'UC-BENCH-DONE' "$work/console-$h.log" || {
 		tail -n 30 "$work/console-$h.log" >&2
 		echo "bench: guest did not finish (HARDENED=$h)" >&2
