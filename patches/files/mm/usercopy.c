@@ -46,27 +46,35 @@ static const char *check_bogus_address(const void *ptr, unsigned long n)
 }
 
 /*
- * Noinline on purpose: the arch frame walker counts frames from here (see
- * arch_within_stack_frames()).
+ * Does [obj, obj + len) touch the task's stack at all?  Inline: most copies
+ * do not, and they should not pay for a call to find that out.
  */
-static noinline int check_stack_object(const void *obj, unsigned long len)
+static __always_inline bool touches_stack(const void *obj, unsigned long len)
+{
+	const void * const stack = task_stack_page(current);
+
+	return obj + len > stack && obj < stack + THREAD_SIZE;
+}
+
+static noinline void report_usercopy(const void *ptr, unsigned long len,
+				     bool to_user, const char *type);
+
+/*
+ * For a range that touches the stack: it must lie inside it, and inside one
+ * frame where the arch can tell.  Noinline on purpose and called straight
+ * from __check_object_size(): the arch frame walker counts frames from here
+ * (see arch_within_stack_frames()).
+ */
+static noinline void check_stack_object(const void *obj, unsigned long len,
+					bool to_user)
 {
 	const void * const stack = task_stack_page(current);
 	const void * const stackend = stack + THREAD_SIZE;
-	int frames;
-
-	if (obj + len <= stack || obj >= stackend)
-		return NOT_STACK;
 
 	/* Starts on the stack but runs off it, or the other way round. */
-	if (obj < stack || obj + len > stackend)
-		return BAD_STACK;
-
-	frames = arch_within_stack_frames(stack, stackend, obj, len);
-	if (frames != NOT_STACK)
-		return frames;
-
-	return GOOD_STACK;
+	if (obj < stack || obj + len > stackend ||
+	    arch_within_stack_frames(stack, stackend, obj, len) == BAD_STACK)
+		report_usercopy(obj, len, to_user, "<process stack>");
 }
 
 /*
@@ -218,7 +226,7 @@ static int __init set_hardened_usercopy(void)
 }
 late_initcall(set_hardened_usercopy);
 
-static void report_usercopy(const void *ptr, unsigned long len,
+static noinline void report_usercopy(const void *ptr, unsigned long len,
 			    bool to_user, const char *type)
 {
 	if (usercopy_mode == USERCOPY_WARN) {
@@ -235,12 +243,48 @@ static void report_usercopy(const void *ptr, unsigned long len,
 	usercopy_bug();
 }
 
+/* The heap and text checks, for what the fast filter cannot prove. */
+static noinline void check_heap_and_text(const void *ptr, unsigned long n,
+					 bool to_user)
+{
+	const char *err;
+
+	err = check_heap_object(ptr, n, to_user);
+	if (!err)
+		err = check_kernel_text_object(ptr, n);
+	if (err)
+		report_usercopy(ptr, n, to_user, err);
+}
+
+static noinline void check_slab_object(const void *ptr, unsigned long n,
+				       bool to_user, struct page *page)
+{
+	const char *err = __check_heap_object(ptr, n, page);
+
+	if (err)
+		report_usercopy(ptr, n, to_user, err);
+}
+
 /*
  * Called through check_object_size() by the uaccess routines, before any
  * data moves.  Returns only if the copy is allowed (or the mode is warn).
+ *
+ * The checks run in upstream's order: bogus address, stack, heap, kernel
+ * text.  The common copy, to or from a page or slab object, passes without
+ * a call but the allocator's: the code proves inline that the range starts
+ * in a valid page of the linear map of low memory, [PAGE_OFFSET,
+ * high_memory), and hands anything else to the full heap and text checks.
+ * No vmalloc or module address lies in that part of the linear map, and
+ * there every arch's virt_addr_valid() is pfn_valid() of the page frame,
+ * so the heap check would see the very page this code sees.  A slab object
+ * that holds the range overlaps neither text nor its alias.  Every call
+ * past the tests is in tail position: the fast path saves no registers.
  */
 void __check_object_size(const void *ptr, unsigned long n, bool to_user)
 {
+	unsigned long addr = (unsigned long)ptr;
+	unsigned long pfn;
+	struct page *page;
 	const char *err;
 
 	if (usercopy_off_key_enabled(usercopy_off))
@@ -250,29 +294,36 @@ void __check_object_size(const void *ptr, unsigned long n, bool to_user)
 		return;
 
 	err = check_bogus_address(ptr, n);
-	if (err)
-		goto report;
-
-	switch (check_stack_object(ptr, n)) {
-	case NOT_STACK:
-		break;
-	case GOOD_FRAME:
-	case GOOD_STACK:
+	if (unlikely(err)) {
+		report_usercopy(ptr, n, to_user, err);
 		return;
-	default:
-		err = "<process stack>";
-		goto report;
 	}
 
-	err = check_heap_object(ptr, n, to_user);
-	if (err)
-		goto report;
-
-	err = check_kernel_text_object(ptr, n);
-	if (!err)
+	if (unlikely(touches_stack(ptr, n))) {
+		check_stack_object(ptr, n, to_user);
 		return;
+	}
 
-report:
-	report_usercopy(ptr, n, to_user, err);
+	if (unlikely(addr < PAGE_OFFSET || addr >= (unsigned long)high_memory))
+		goto slow;
+	pfn = __pa(addr) >> PAGE_SHIFT;
+	if (unlikely(!pfn_valid(pfn)))
+		goto slow;
+
+	/* virt_to_head_page(), from the frame number already at hand. */
+	page = compound_head(pfn_to_page(pfn));
+	if (PageSlab(page)) {
+		check_slab_object(ptr, n, to_user, page);
+		return;
+	}
+
+	if (IS_ENABLED(CONFIG_HARDENED_USERCOPY_PAGESPAN) || unlikely(!text_known))
+		goto slow;
+	smp_rmb();	/* pairs with find_kernel_text()'s smp_wmb() */
+	if (likely(!overlaps(ptr, n, text_low, text_high) &&
+		   !overlaps(ptr, n, alias_low, alias_high)))
+		return;
+slow:
+	check_heap_and_text(ptr, n, to_user);
 }
 EXPORT_SYMBOL(__check_object_size);
