@@ -147,6 +147,47 @@ class Verdict(unittest.TestCase):
         self.assertEqual(words(lines)["idle"], "1")
         self.assertIn("idle: pipe fifo: fifo 0 30.0", lines)
 
+    def test_control_keeps_failed_stressors_as_its_baseline(self):
+        report = REPORT.replace("stressor pipe fifo ops=20 rc=0",
+                                "stressor pipe fifo failed rc=2 # fifo: failed")
+        console = CONSOLE.split("[   52.0]")[0] + "[   53.0] uc-soak: phase done\n"
+        report = report.replace("rc=137", "rc=0")
+        lines, ok = soak.verdict(console, report, "n")
+        self.assertTrue(ok, lines)
+        self.assertIn("reason: stressors that fail without the checker: "
+                      "fifo", lines)
+
+    def test_table_judges_a_hardened_soak_by_its_control(self):
+        def rec(hardened, result, live, reason):
+            r = {f: "-" for f in soak.FIELDS}
+            r.update(kernel="3.10.108", arch="x86_64", config="defconfig",
+                     hardened=hardened, result=result, live=live,
+                     reason=reason)
+            return r
+        y = rec("y", "FAIL", "caught", "stressors that failed: sctp cyclic")
+        # No control: the failure stands.
+        self.assertIn("| FAIL (stressors that failed: sctp cyclic) |",
+                      soak.table([y]))
+        # A control (an old record, or a new one) failing the same ones.
+        for n in (rec("n", "FAIL", "missed",
+                      "stressors that failed: cyclic sctp fifo"),
+                  rec("n", "pass", "missed",
+                      "stressors that fail without the checker: cyclic "
+                      "sctp fifo")):
+            text = soak.table([y, n])
+            self.assertIn("| pass (cyclic sctp fail alike in the control) |",
+                          text)
+            self.assertRegex(text, r"\| n \(control\) .*\| pass \(stressors "
+                             r"that fail without the checker: [a-z ]+\) \|")
+        # A control that lacks one of them, or any other fault: FAIL.
+        n = rec("n", "FAIL", "missed", "stressors that failed: sctp")
+        self.assertIn("| FAIL (stressors that failed: sctp cyclic) |",
+                      soak.table([y, n]))
+        y2 = rec("y", "FAIL", "caught", "stressors that failed: sctp; "
+                 "usercopy: during the workload: x")
+        self.assertIn("| FAIL (stressors that failed: sctp) |",
+                      soak.table([y2, n]))
+
     def test_failed_program_fails(self):
         report = REPORT.replace("program git rc=0", "program git rc=128")
         lines, ok = soak.verdict(CONSOLE, report, "y")
