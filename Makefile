@@ -67,8 +67,8 @@ matrix: ## the support matrix: kernels/matrix.tsv and this machine's newer boot-
 matrix-record: ## this machine's newest boot-test results into kernels/matrix.tsv and docs/matrix.md
 	@python3 -m uckit matrix --record >/dev/null
 
-bench: ## instructions per stat() and pipe write+read, hardened vs off (QEMU -icount)
-	@bash ci/bench.sh '$(KERNEL)' '$(ARCH)' '$(ALLOC)'
+bench: ## instructions per system call, pipe, UDP and getdents op, hardened vs off (QEMU -icount)
+	@bash ci/bench.sh '$(KERNEL)' '$(ARCH)' '$(if $(filter file,$(origin ALLOC)),bench,$(ALLOC))'
 
 pipeline: ## the GitLab pipeline's jobs for CELLS (KERNEL:ARCH:ALLOC:H ...) here, with gitlab-ci-local; JOBS=N at a time
 	@bash ci/pipeline.sh -j '$(or $(JOBS),1)' $(CELLS)

@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 from helpers import TOP  # noqa: E402
-from uckit import matrix, soak  # noqa: E402
+from uckit import bench, matrix, soak  # noqa: E402
 
 HEADER = ("kernel\tarch\talloc\thardened\tstate\tresult\tbuild_s\t"
           "boot_s\tdate\tapplied\tbuilt\tbooted\tsuite\t")
@@ -348,6 +348,10 @@ class Tables(unittest.TestCase):
         soaks = soak.newest(soak.committed_records(soak.RECORDS))
         if soaks:
             text += "\n" + soak.table(soaks)
+        # Then the bench's, where there are bench records.
+        benches = bench.merged("/nonexistent", bench.RECORDS)
+        if benches:
+            text += "\n" + bench.table(benches)
         want = matrix.document(text)
         with open(matrix.DOCUMENT) as f:
             self.assertEqual(f.read(), want,

@@ -15,7 +15,7 @@ from unittest import mock
 
 from helpers import TOP, Base, mini_tree, native_tree, tree_key  # noqa: E402
 
-from uckit import UserError, arch, cache, plan, profile, source  # noqa: E402
+from uckit import UserError, arch, bench, cache, plan, profile, source  # noqa: E402
 from uckit.plan import Cell  # noqa: E402
 
 TIMES = {"UC_BOOT_COLD_S": "901", "UC_BOOT_WARM_S": "50"}
@@ -369,6 +369,9 @@ class Profiles(unittest.TestCase):
             for p in arch.get(name).profiles.split():
                 self.assertIn(p, profile.names(), name)
                 used.add(p)
+        # The bench's profile runs under make bench, not as a boot cell.
+        if any(arch.get(n).bench == "yes" for n in arch.names()):
+            used.add(bench.PROFILE)
         for p in profile.names():
             facts = profile.read(p)
             self.assertIn(facts["include"], profile.ALLOCATORS, p)

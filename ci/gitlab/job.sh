@@ -75,7 +75,7 @@ soak)
 	bash ci/soak.sh "$KERNEL" "$ARCH" "${HARDENED:-y}"
 	;;
 bench)
-	bash ci/bench.sh "$KERNEL" "$ARCH" "${ALLOC:-slub}"
+	bash ci/bench.sh "$KERNEL" "$ARCH" "${ALLOC:-bench}"
 	;;
 report)
 	# The newest record per cell of this pipeline's results and the
