@@ -188,6 +188,18 @@ class Verdict(unittest.TestCase):
         self.assertIn("| FAIL (stressors that failed: sctp) |",
                       soak.table([y2, n]))
 
+    def test_a_fail_line_in_the_log_fails_a_stressor_that_counted(self):
+        logs = ("stress-ng: info:  [19] dispatching hogs: 1 fifo\n"
+                "stress-ng: fail:  [20] fifo: setsockopt failed, errno=22\n")
+        lines, ok = soak.verdict(CONSOLE, REPORT, "y", logs=logs)
+        self.assertFalse(ok)
+        self.assertIn("reason: stressors that failed: fifo", lines)
+        self.assertEqual(words(lines)["failed"], "1")
+        # Another stressor's failure, or none: the report stands.
+        lines, ok = soak.verdict(CONSOLE, REPORT, "y",
+                                 logs=logs.replace("fifo:", "sctp:"))
+        self.assertTrue(ok, lines)
+
     def test_failed_program_fails(self):
         report = REPORT.replace("program git rc=0", "program git rc=128")
         lines, ok = soak.verdict(CONSOLE, report, "y")

@@ -21,6 +21,7 @@ The record (soak.txt) is key=value words, "result=" and "reason:" lines,
 as a boot cell's cell.txt is."""
 
 import functools
+import glob
 import os
 import re
 
@@ -153,11 +154,13 @@ def judged(rec, controls):
     return "pass", "%s fail alike in the control" % " ".join(sorted(names))
 
 
-def verdict(console, report, hardened, timed_out=False, build_failed=None):
+def verdict(console, report, hardened, timed_out=False, build_failed=None,
+            logs=""):
     """(record lines, passed) for one soak; BUILD_FAILED: why it never
-    booted, recorded as build-failed."""
+    booted, recorded as build-failed; LOGS: stress-ng's logs, whose
+    "fail:" lines mark a stressor failed whatever it counted."""
     ph = phases(console.splitlines())
-    rep = parse_report(report)
+    rep = with_logged_failures(parse_report(report), logs)
     workload = ph.get("stress", []) + ph.get("programs", [])
     found = classify(workload)
     reasons = []
@@ -227,6 +230,38 @@ def verdict(console, report, hardened, timed_out=False, build_failed=None):
     return lines, not reasons
 
 
+# stress-ng's own word that a stressor hit an error: "stress-ng: fail:
+# [PID] NAME: message".  A stressor that counted ops before it failed is
+# reported ran by the guest; the log says otherwise.
+FAIL_LINE = re.compile(r"stress-ng: fail: +\[[0-9]+\] ([a-z0-9-]+): (.*)$")
+
+
+def with_logged_failures(rep, logs):
+    """REP with every stressor that ran (or idled) but whose stress-ng log
+    LOGS says "fail:" marked failed, with that message."""
+    fails = {}
+    for line in logs.splitlines():
+        m = FAIL_LINE.search(line.strip())
+        if m:
+            fails.setdefault(m.group(1), m.group(2))
+    rep["stressors"] = [
+        (c, n, "failed", 0, "%s: %s" % (n, fails[n]))
+        if state in ("ran", "idle") and n in fails else (c, n, state, ops, why)
+        for c, n, state, ops, why in rep["stressors"]]
+    return rep
+
+
+def stress_logs(report_path):
+    """The stress-ng logs beside the guest's report, as one text."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(
+            glob.escape(os.path.dirname(os.path.abspath(report_path))),
+            "stress-*.log"))):
+        with open(path, errors="replace") as f:
+            out.append(f.read())
+    return "\n".join(out)
+
+
 def cmd_soak_verdict(args):
     if args.hardened not in ("y", "n"):
         raise UserError("--hardened takes y or n")
@@ -243,7 +278,8 @@ def cmd_soak_verdict(args):
     except OSError:
         report = ""
     lines, passed = verdict(console, report, args.hardened,
-                            args.timed_out == "yes", args.failed)
+                            args.timed_out == "yes", args.failed,
+                            logs=stress_logs(args.report))
     for facts in args.facts:
         print(facts)
     print("\n".join(lines))
