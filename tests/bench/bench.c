@@ -63,7 +63,7 @@ static double bench_stat(void)
  * The copy routines take more or fewer instructions by the alignment of
  * the user buffer: a static one, at a fixed address, keeps runs comparable.
  */
-static char buf[4096] __attribute__((aligned(64)));
+static _Alignas(64) char buf[4096];
 
 /* A write plus a read of SIZE bytes through a pipe. */
 static double bench_pipe(size_t size)
