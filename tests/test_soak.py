@@ -179,6 +179,11 @@ class Verdict(unittest.TestCase):
                           text)
             self.assertRegex(text, r"\| n \(control\) .*\| pass \(stressors "
                              r"that fail without the checker: [a-z ]+\) \|")
+        # A control that only logged errors for one of them counts it.
+        n = rec("n", "pass", "missed", "stressors that logged errors: sctp; "
+                "stressors that fail without the checker: cyclic")
+        self.assertIn("| pass (cyclic sctp fail alike in the control) |",
+                      soak.table([y, n]))
         # A control that lacks one of them, or any other fault: FAIL.
         n = rec("n", "FAIL", "missed", "stressors that failed: sctp")
         self.assertIn("| FAIL (stressors that failed: sctp cyclic) |",
@@ -188,17 +193,27 @@ class Verdict(unittest.TestCase):
         self.assertIn("| FAIL (stressors that failed: sctp) |",
                       soak.table([y2, n]))
 
-    def test_a_fail_line_in_the_log_fails_a_stressor_that_counted(self):
+    def test_a_fail_line_in_the_log_is_listed_or_fails(self):
         logs = ("stress-ng: info:  [19] dispatching hogs: 1 fifo\n"
                 "stress-ng: fail:  [20] fifo: setsockopt failed, errno=22\n")
+        # It counted ops: it ran them, and the error is listed.
         lines, ok = soak.verdict(CONSOLE, REPORT, "y", logs=logs)
+        self.assertTrue(ok, lines)
+        self.assertIn("reason: stressors that logged errors: fifo", lines)
+        self.assertIn("erred: pipe fifo: fifo: setsockopt failed, errno=22",
+                      lines)
+        # It counted none: failed.
+        report = REPORT.replace("stressor pipe fifo ops=20 rc=0",
+                                "stressor pipe fifo idle rc=0 # fifo 0 30.0")
+        lines, ok = soak.verdict(CONSOLE, report, "y", logs=logs)
         self.assertFalse(ok)
         self.assertIn("reason: stressors that failed: fifo", lines)
         self.assertEqual(words(lines)["failed"], "1")
-        # Another stressor's failure, or none: the report stands.
+        # Another stressor's error: the report stands.
         lines, ok = soak.verdict(CONSOLE, REPORT, "y",
                                  logs=logs.replace("fifo:", "sctp:"))
         self.assertTrue(ok, lines)
+        self.assertFalse(any(l.startswith("reason:") for l in lines))
 
     def test_failed_program_fails(self):
         report = REPORT.replace("program git rc=0", "program git rc=128")

@@ -121,13 +121,18 @@ def live_outcome(live, lines):
 # (a failure) and a control's (the baseline, not a failure).
 FAILED = "stressors that failed:"
 BASELINE = "stressors that fail without the checker:"
+# And of stressors that did their ops but logged an error on the way: not a
+# failure ("every stressor ran its ops"), but listed, and a control's
+# count towards its baseline.
+ERRED = "stressors that logged errors:"
 
 
 def failed_stressors(reason):
-    """The stressors a record's REASON names as failed (either way)."""
+    """The stressors a record's REASON names as failed (either way) or as
+    having logged errors."""
     out = set()
     for part in reason.split("; "):
-        for label in (FAILED, BASELINE):
+        for label in (FAILED, BASELINE, ERRED):
             if part.startswith(label):
                 out.update(part[len(label):].split())
     return out
@@ -139,7 +144,7 @@ def judged(rec, controls):
     kernel, arch and config (CONTROLS: that key -> the control's failed
     stressors) passes, saying so; a control with such stressors passes."""
     result, reason = rec["result"], rec["reason"]
-    parts = reason.split("; ")
+    parts = [p for p in reason.split("; ") if not p.startswith(ERRED)]
     if result != "FAIL" or len(parts) != 1 or not parts[0].startswith(FAILED):
         return result, reason
     names = failed_stressors(parts[0])
@@ -176,8 +181,10 @@ def verdict(console, report, hardened, timed_out=False, build_failed=None,
     ran = [s for s in rep["stressors"] if s[2] == "ran"]
     skipped = [s for s in rep["stressors"] if s[2] == "skipped"]
     idle = [s for s in rep["stressors"] if s[2] == "idle"]
+    erred = [s for s in rep["stressors"] if s[2] == "erred"]
+    ran += erred
     failed = [s for s in rep["stressors"]
-              if s[2] not in ("ran", "skipped", "idle")]
+              if s[2] not in ("ran", "erred", "skipped", "idle")]
     if not ran and rep["done"] is not None:
         reasons.append("no stressor ran")
     # Without the checker (the control) a stressor that fails shows what
@@ -188,6 +195,8 @@ def verdict(console, report, hardened, timed_out=False, build_failed=None,
         notes.append("%s %s" % (BASELINE, " ".join(s[1] for s in failed)))
     elif failed:
         reasons.append("%s %s" % (FAILED, " ".join(s[1] for s in failed)))
+    if erred:
+        notes.append("%s %s" % (ERRED, " ".join(s[1] for s in erred)))
     bad_programs = [p for p in rep["programs"] if p[1] != "0"]
     if bad_programs:
         reasons.append("programs that failed: %s" %
@@ -227,25 +236,28 @@ def verdict(console, report, hardened, timed_out=False, build_failed=None,
         lines.append("skipped: %s %s: %s" % (s[0], s[1], s[4]))
     for s in idle:
         lines.append("idle: %s %s: %s" % (s[0], s[1], s[4]))
+    for s in erred:
+        lines.append("erred: %s %s: %s" % (s[0], s[1], s[4]))
     return lines, not reasons
 
 
 # stress-ng's own word that a stressor hit an error: "stress-ng: fail:
-# [PID] NAME: message".  A stressor that counted ops before it failed is
-# reported ran by the guest; the log says otherwise.
+# [PID] NAME: message".  The guest reports a stressor that counted ops as
+# ran, one that counted none as idle, whatever the log says.
 FAIL_LINE = re.compile(r"stress-ng: fail: +\[[0-9]+\] ([a-z0-9-]+): (.*)$")
 
 
 def with_logged_failures(rep, logs):
-    """REP with every stressor that ran (or idled) but whose stress-ng log
-    LOGS says "fail:" marked failed, with that message."""
+    """REP with the stressors whose stress-ng log LOGS says "fail:" marked:
+    erred where they counted ops, failed where they counted none."""
     fails = {}
     for line in logs.splitlines():
         m = FAIL_LINE.search(line.strip())
         if m:
             fails.setdefault(m.group(1), m.group(2))
     rep["stressors"] = [
-        (c, n, "failed", 0, "%s: %s" % (n, fails[n]))
+        (c, n, "erred" if state == "ran" else "failed", ops,
+         "%s: %s" % (n, fails[n]))
         if state in ("ran", "idle") and n in fails else (c, n, state, ops, why)
         for c, n, state, ops, why in rep["stressors"]]
     return rep
@@ -384,10 +396,11 @@ stress-ng and real programs.  Pass: no usercopy: line and no oops during
 the workload, no stressor failed (each ran, was skipped with stress-ng's
 reason, or ran its time without counting an op: idle), every program
 succeeded, and the final deliberate violation was caught (HARDENED=y) or
-let through (n, the control).  A stressor that fails in the control
-shows what the kernel itself cannot do (an option or a scheduling policy
-of later releases); a hardened soak whose only fault is such stressors,
-failing alike, passes and says so.
+let through (n, the control).  A stressor that logged an error but did
+its ops is listed, not failed.  One that fails in the control shows what
+the kernel itself cannot do (an option or a scheduling policy of later
+releases); a hardened soak whose only fault is such stressors, failing
+alike, passes and says so.
 """
 
 
@@ -403,8 +416,7 @@ def table(rows):
                 and r["live"] == "missed"}
     for r in rows:
         result, reason = judged(r, controls)
-        if reason and (result != "pass" or reason != r["reason"]
-                       or r["hardened"] == "n"):
+        if reason:
             result += " (%s)" % matrix.short_reason(reason)
         lines.append("| " + " | ".join((
             r["kernel"], r["arch"],
