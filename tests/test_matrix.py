@@ -359,5 +359,36 @@ class Tables(unittest.TestCase):
                              "kernels/matrix.tsv: run make matrix-record")
 
 
+
+class Bench(unittest.TestCase):
+    def write(self, d, name, rows, mtime):
+        os.makedirs(os.path.join(d, "bench"), exist_ok=True)
+        path = os.path.join(d, "bench", name)
+        with open(path, "w") as f:
+            f.write("\t".join(bench.FIELDS) + "\n")
+            for r in rows:
+                f.write("\t".join(r) + "\n")
+        os.utime(path, (mtime, mtime))
+
+    def test_newest_row_per_operation_and_per_check(self):
+        with tempfile.TemporaryDirectory() as d:
+            old = ["4.4.220", "x86_64", "bench", "pipe64", "1883.5",
+                   "1619.3", "1637.3", "2", "2026-12-06", "aaa"]
+            new = ["4.4.220", "x86_64", "bench", "pipe64", "1775.4",
+                   "1619.3", "1641.3", "2", "2026-12-07", "bbb"]
+            native = ["6.1.192", "x86_64", "bench", "pipe64", "1700.0",
+                      "1600.0", "", "0", "2026-12-07", "ccc"]
+            self.write(d, "a.tsv", [old], 1000)
+            self.write(d, "b.tsv", [new, native], 2000)
+            rows = bench.merged(d, "/nonexistent")
+            self.assertEqual([(r["kernel"], r["code"]) for r in rows],
+                             [("4.4.220", "bbb"), ("6.1.192", "ccc")])
+            text = bench.table(rows)
+            # 156.1 added over two checks; the native's checks are not
+            # counted (0): no per-check figure, no boot switch run.
+            self.assertIn("| +156.1 (+9.6 %) | 78.1 | +22.0 |", text)
+            self.assertIn("| +100.0 (+6.2 %) | - | - |", text)
+
+
 if __name__ == "__main__":
     unittest.main()
