@@ -66,9 +66,20 @@ for h in y n boot-off; do
 	while read -r k v; do
 		result[$h-$k]=$v
 		case " $ops " in *" $k "*) ;; *) ops+="$k " ;; esac
-	done < <(tr -d '\r' < "$work/console-$h.log" | sed -n 's/^# UC-BENCH \([a-z0-9]*\) \([0-9.]*\)$/\1 \2/p')
+	done < <(tr -d '\r' < "$work/console-$h.log" | sed -n 's/^# UC-BENCH \([a-z0-9]*\) \(-\{0,1\}[0-9.]*\)$/\1 \2/p')
 	mkdir -p "$cache/results/bench"
 	cp "$work/console-$h.log" "$cache/results/bench/$(basename "$build")${extra:+-$extra}.log"
+done
+
+# An operation the guest could not do prints -1; one missing from a run
+# would compare with nothing: either is an error, not a figure.
+for k in $ops; do
+	for h in $runs; do
+		case "${result[$h-$k]:-}" in
+		"" | -*) echo "bench: $k failed or is missing in the HARDENED=$h run (see the console logs in $cache/results/bench)" >&2
+			exit 1 ;;
+		esac
+	done
 done
 
 version=$(uckit info --kernel "$kernel" | sed -n 's/^version=//p')
@@ -84,19 +95,22 @@ mkdir -p "$cache/results/bench"
 echo "instructions per operation, Linux $version $arch $alloc, QEMU -icount shift=0 ($day, code $code)"
 printf '%-13s %11s %11s %18s %10s %22s\n' operation hardened off delta "per check" \
 	"$([ "$runs" = "y n" ] || echo hardened_usercopy=off)"
+declare -A nchecks
+for k in $ops; do
+	nchecks[$k]=${checks[$k]:-0}
+	[ "$state" = none ] || nchecks[$k]=0
+done
 {
 	printf 'kernel\tarch\talloc\toperation\thardened\toff\tboot_off\tchecks\tdate\tcode\n'
 	for k in $ops; do
-		n=${checks[$k]:-0}
-		[ "$state" = none ] || n=0
+		n=${nchecks[$k]}
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$version" "$arch" "$alloc" "$k" \
 			"${result[y-$k]:-}" "${result[n-$k]:-}" "${result[boot-off-$k]:-}" "$n" "$day" "$code"
 	done
 } > "$record.new"
 mv "$record.new" "$record"
 for k in $ops; do
-	n=${checks[$k]:-0}
-	[ "$state" = none ] || n=0
+	n=${nchecks[$k]}
 	awk -v k="$k" -v a="${result[y-$k]:-0}" -v b="${result[n-$k]:-0}" -v c="${result[boot-off-$k]:-}" -v n="$n" \
 		'BEGIN { printf "%-13s %11.1f %11.1f %+9.1f (%+5.1f %%)", k, a, b, a - b, b ? (a - b) * 100 / b : 0
 			if (n > 0) printf " %10.1f", (a - b) / n; else printf " %10s", "-"
