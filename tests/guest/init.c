@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -845,6 +846,107 @@ static void child_bug_fb_cmap(void)
 }
 
 /*
+ * /proc/kcore and /dev/mem read as a debugger reads them (gdb vmlinux
+ * /proc/kcore, crash, drgn, perf): the first page of every PT_LOAD segment
+ * of /proc/kcore (x86_64's kernel text segment among them), then the page
+ * of /dev/mem where /proc/iomem puts "Kernel code" (its linear-map alias).
+ * A legitimate copy: root asked for those bytes.  Before the series read
+ * them through a bounce buffer (cocci/kcore-devmem-bounce.cocci) the check
+ * killed the reader ("<kernel text>").  n/a without /proc/kcore.
+ */
+static int kcore_segments(int fd, unsigned long long *off, int max)
+{
+	unsigned char ident[EI_NIDENT];
+	Elf64_Ehdr e64;
+	Elf64_Phdr p64;
+	Elf32_Ehdr e32;
+	Elf32_Phdr p32;
+	int i, n = 0, count;
+
+	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG))
+		return -1;
+	if (ident[EI_CLASS] == ELFCLASS64) {
+		if (pread(fd, &e64, sizeof(e64), 0) != sizeof(e64))
+			return -1;
+		count = e64.e_phnum;
+		for (i = 0; i < count && n < max; i++) {
+			if (pread(fd, &p64, sizeof(p64), e64.e_phoff +
+				  (off_t)i * e64.e_phentsize) != sizeof(p64))
+				return -1;
+			if (p64.p_type == PT_LOAD && p64.p_memsz)
+				off[n++] = p64.p_offset;
+		}
+	} else {
+		if (pread(fd, &e32, sizeof(e32), 0) != sizeof(e32))
+			return -1;
+		count = e32.e_phnum;
+		for (i = 0; i < count && n < max; i++) {
+			if (pread(fd, &p32, sizeof(p32), e32.e_phoff +
+				  (off_t)i * e32.e_phentsize) != sizeof(p32))
+				return -1;
+			if (p32.p_type == PT_LOAD && p32.p_memsz)
+				off[n++] = p32.p_offset;
+		}
+	}
+	return n;
+}
+
+/* The physical start of "Kernel code" in /proc/iomem, or -1. */
+static long long kernel_code_phys(void)
+{
+	char line[256];
+	unsigned long long start = 0;
+	long long found = -1;
+	FILE *f = fopen("/proc/iomem", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, ": Kernel code") &&
+		    sscanf(line, " %llx-", &start) == 1) {
+			found = start;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+static void child_kcore_devmem(void)
+{
+	static char page[4096];
+	unsigned long long off[32];
+	long long phys;
+	int fd, i, n, got = 0;
+
+	fd = open("/proc/kcore", O_RDONLY);
+	if (fd < 0)
+		_exit(errno == ENOENT ? 16 + EOPNOTSUPP : 16 + errno);
+	n = kcore_segments(fd, off, 32);
+	if (n <= 0)
+		_exit(11);
+	for (i = 0; i < n; i++)
+		if (pread(fd, page, sizeof(page), off[i]) > 0)
+			got++;
+	close(fd);
+	emit("# kcore_devmem_read: %d of %d /proc/kcore segments read", got, n);
+	phys = kernel_code_phys();
+	fd = open("/dev/mem", O_RDONLY);
+	if (phys < 0 || fd < 0) {
+		emit("# kcore_devmem_read: /dev/mem not read (%s)",
+		     phys < 0 ? "no Kernel code in /proc/iomem" : strerror(errno));
+	} else {
+		ssize_t r = pread(fd, page, sizeof(page), phys);
+
+		emit("# kcore_devmem_read: /dev/mem at %llx (Kernel code): %s",
+		     phys, r == sizeof(page) ? "read" :
+		     r < 0 ? strerror(errno) : "short read");
+		close(fd);
+	}
+	_exit(got ? 0 : 12);
+}
+
+/*
  * One case whose kernel copy user space drives (vm86, a bug replayed):
  * FN runs in a child of its own and exits as a case child does.
  */
@@ -989,12 +1091,13 @@ int main(int argc, char **argv)
 		     strerror(-ret));
 		power_off();
 	}
-	emit("1..%d", UC_NR_CASES + 3);
+	emit("1..%d", UC_NR_CASES + 4);
 	pace_for_warn_mode();
 
 	for (test = 0; test < UC_NR_CASES; test++)
 		passed += run_case(test, ++number);
 	passed += run_user_case("vm86_return", child_vm86, ++number);
+	passed += run_user_case("kcore_devmem_read", child_kcore_devmem, ++number);
 	passed += run_user_case("bug_fb_cmap_leak", child_bug_fb_cmap, ++number);
 	passed += run_workload(++number);
 

@@ -7,7 +7,8 @@
 #   stress   stress-ng, every stressor of the classes in /uc/params, in
 #            batches, each stressor with a fixed op count (and a timeout)
 #   programs real programs: apt-get, git, tar+gzip, gcc, python3, ip/ss,
-#            namespaces, 32-bit compat binaries where there are any
+#            namespaces, /proc/kcore and /dev/mem read as a debugger
+#            reads them, 32-bit compat binaries where there are any
 #   live     one deliberate violation through uc_selftest.ko: the proof
 #            that the check was live all along
 # Results go to /uc/out: report (one line a stressor, a program, the live
@@ -310,6 +311,49 @@ ns_round() {
 	fi
 }
 
+# /proc/kcore and /dev/mem as gdb, crash, drgn and perf read them: the
+# first page of every PT_LOAD segment (kernel text among them), then
+# "Kernel code" through /dev/mem where the config leaves it unfiltered.
+kcore_round() {
+	[ -r /proc/kcore ] || { echo "no /proc/kcore"; return 0; }
+	python3 - <<'EOF2' || return 1
+import struct
+with open("/proc/kcore", "rb") as f:
+    ident = f.read(16)
+    assert ident[:4] == b"\x7fELF", ident
+    wide = ident[4] == 2
+    f.seek(0)
+    hdr = f.read(64 if wide else 52)
+    if wide:
+        phoff, = struct.unpack_from("<Q", hdr, 32)
+        phentsize, phnum = struct.unpack_from("<HH", hdr, 54)
+    else:
+        phoff, = struct.unpack_from("<I", hdr, 28)
+        phentsize, phnum = struct.unpack_from("<HH", hdr, 42)
+    read = 0
+    for i in range(phnum):
+        f.seek(phoff + i * phentsize)
+        ph = f.read(phentsize)
+        if wide:
+            ptype, _, off, vaddr = struct.unpack_from("<IIQQ", ph)
+        else:
+            ptype, off, vaddr = struct.unpack_from("<III", ph)
+        if ptype != 1:
+            continue
+        f.seek(off)
+        data = f.read(4096)
+        print("kcore segment %x: %d bytes" % (vaddr, len(data)))
+        read += 1
+    assert read, "no PT_LOAD segment read"
+EOF2
+	local code
+	code=$(sed -n 's/^ *\([0-9a-f]*\)-[0-9a-f]* : Kernel code$/\1/p' /proc/iomem | head -n 1)
+	if [ -n "$code" ] && [ -e /dev/mem ]; then
+		dd if=/dev/mem of=/dev/null bs=4096 count=1 skip=$((0x$code / 4096)) ||
+			echo "/dev/mem refused (STRICT_DEVMEM)"
+	fi
+}
+
 compat_round() {
 	local b rc=0
 	for b in /uc/compat/*; do
@@ -328,6 +372,7 @@ prog gcc gcc_round
 prog python python_round
 prog net net_round
 prog namespaces ns_round
+prog kcore kcore_round
 if ls /uc/compat/* >/dev/null 2>&1; then
 	prog compat compat_round
 fi
