@@ -234,6 +234,18 @@ class Apply(Base):
         text = kconfig.step_select(tree, step, before)
         self.assertIn("Subject: toolchain/QEMU compat: x86 selects "
                       "SERIAL_BUS", text)
+        # "A/COND" selects A only where COND holds (arm: with an MMU); a
+        # select of A already there, conditional or not, counts
+        step = {"group": "hardening", "kind": "select",
+                "item": "arch/x86/Kconfig:Z:HAVE_D/MMU", "reason": "test"}
+        text = kconfig.step_select(tree, step, before)
+        self.assertIn("+\tselect HAVE_D if MMU", text)
+        self.assertIn("Subject: hardened usercopy: x86 selects HAVE_D\n",
+                      text)
+        self.assertIsNone(kconfig.step_select(tree, step, before))
+        self.assertEqual(kconfig.audit_select(tree, step),
+                         (True, ["audit: wired arch/x86/Kconfig config Z "
+                                 "select HAVE_D if MMU"]))
 
     def test_rename_by_whole_identifier(self):
         # The assembly symbol and its export get the new name; a longer

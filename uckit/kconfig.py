@@ -9,7 +9,8 @@ from . import UserError, log
 from .patching import absent_arch, git_style_diff, header_lines
 
 def parse_select(item):
-    """"arch/x86/Kconfig:X86:A,B" -> (path, "X86", ["A", "B"]).  An
+    """"arch/x86/Kconfig:X86:A,B" -> (path, "X86", ["A", "B"]).  A select
+    "A/COND" becomes "select A if COND" (arm: only with an MMU).  An
     optional fourth field names a file the arch's wiring needs: a tree
     without it gets no select (the option would check nothing there)."""
     parts = item.split(":")
@@ -45,13 +46,26 @@ def config_block(lines, sym):
     return None, None
 
 
+def select_name(name):
+    """The symbol of a select step's "A" or "A/COND"."""
+    return name.split("/", 1)[0]
+
+
+def select_text(name):
+    """What follows "select" in the Kconfig: "A", or "A if COND"."""
+    sym, _, cond = name.partition("/")
+    return sym + (" if " + cond if cond else "")
+
+
 def missing_selects(lines, first, end, names):
+    """NAMES whose symbol the entry does not select yet (conditionally or
+    not: a vendor's own select counts)."""
     have = set()
     for line in lines[first:end]:
         m = re.match(r"^\s+select\s+(\w+)", line)
         if m:
             have.add(m.group(1))
-    return [n for n in names if n not in have]
+    return [n for n in names if select_name(n) not in have]
 
 
 def step_select(tree, step, before):
@@ -78,7 +92,7 @@ def step_select(tree, step, before):
     todo = missing_selects(lines, first, end, names)
     if not todo:
         log("        %s: config %s selects %s already: skipped"
-            % (rel, sym, ", ".join(names)))
+            % (rel, sym, ", ".join(select_text(n) for n in names)))
         return None
     at = first + 1
     while at < end and re.match(r"^\s+(bool|def_bool|tristate|default|"
@@ -87,16 +101,18 @@ def step_select(tree, step, before):
     dst = os.path.join(before, rel)
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     shutil.copyfile(path, dst)
-    lines[at:at] = ["\tselect %s\n" % n for n in todo]
+    lines[at:at] = ["\tselect %s\n" % select_text(n) for n in todo]
     with open(path, "w") as f:
         f.writelines(lines)
-    body = ["%s: config %s selects %s." % (rel, sym, ", ".join(todo)),
+    body = ["%s: config %s selects %s." % (
+        rel, sym, ", ".join(select_text(n) for n in todo)),
             "",
             step["reason"][0].upper() + step["reason"][1:] + "."]
     prefix = "hardened usercopy" if step["group"] == "hardening" \
         else "toolchain/QEMU compat"
     return header_lines("%s: %s selects %s" % (
-        prefix, rel.split("/")[1], ", ".join(todo)), body,
+        prefix, rel.split("/")[1], ", ".join(select_name(n) for n in todo)),
+        body,
         "usercopy-backports, series step select %s" % step["item"]) + \
         git_style_diff(before, tree, rel)
 
@@ -118,5 +134,6 @@ def audit_select(tree, step):
                        % (rel, sym)]
     todo = missing_selects(lines, first, end, names)
     return not todo, ["audit: %s %s config %s select %s" % (
-        "MISSING" if n in todo else "wired", rel, sym, n) for n in names]
+        "MISSING" if n in todo else "wired", rel, sym, select_text(n))
+        for n in names]
 
