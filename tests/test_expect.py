@@ -79,7 +79,12 @@ class Expectations(unittest.TestCase):
         # 4.4 x86_64: the default table alone; the frame walker catches
         # dead frames, constant sizes are not checked.
         files, want = self.expect("x86_64", "4.4.220", [])
-        self.assertEqual(files, ["default", "text-alias", "since-3.19"])
+        self.assertEqual(files, ["default", "text-alias", "since-3.5",
+                                 "since-3.19"])
+        # the replayed syslog bug: refused before 3.5 (byte-stream
+        # printk), stopped on the backports, either on the natives
+        self.assertEqual(want["bug_syslog_partial_leak"],
+                         "killed exposure slab")
         self.assertEqual(want["text_alias_to_user"], "killed exposure text")
         self.assertEqual(want["iter_overflow_to_user"],
                          "killed exposure slab")
@@ -94,12 +99,16 @@ class Expectations(unittest.TestCase):
         self.assertEqual(want["vm86_return"], "n/a")
         # 4.9 s390x checks constant sizes (out of line), 4.14 does not.
         _, want = self.expect("s390x", "4.9.337", [])
+        self.assertEqual(want["bug_syslog_partial_leak"],
+                         "killed exposure slab or refused")
         self.assertEqual(want["const_size_to_user"], "killed exposure text")
         _, want = self.expect("s390x", "4.14.280", [])
         self.assertEqual(want["const_size_to_user"], "survived")
         # Before 3.15 s390's routines are inline: constant sizes stay
         # constant (ARCH_EXPECT's const-size-out-of-line@3.15).
         files, want = self.expect("s390x", "3.14.65", [])
+        _, old = self.expect("x86_64", "3.4.113", [])
+        self.assertEqual(old["bug_syslog_partial_leak"], "refused")
         self.assertNotIn("const-size-out-of-line", files)
         self.assertEqual(want["const_size_to_user"], "survived")
         files, want = self.expect("s390x", "3.16.0", [])
@@ -312,7 +321,7 @@ class Choice(Tmp):
         kb = self.kbuild("3.16.0", [])
         names = [os.path.basename(p) for p in expect.choose("s390x", kb)]
         self.assertEqual(names, ["default", "no-frame-walker",
-                                 "const-size-out-of-line"])
+                                 "const-size-out-of-line", "since-3.5"])
         with self.assertRaises(uckit.UserError):
             expect.choose("vax", kb)
         with self.assertRaises(uckit.UserError) as cm:

@@ -846,6 +846,86 @@ static void child_bug_fb_cmap(void)
 }
 
 /*
+ * A syslog(2) read that resumes a line with another printk.time (no CVE;
+ * mainline 6.1 keeps "syslog_time", the printk_time of the line's start,
+ * for partial reads; 3.10-4.4 format the rest of the line with the
+ * current setting).  syslog_print() formats a record into a
+ * kmalloc(LOG_LINE_MAX + PREFIX_MAX) buffer (kmalloc-1024) and copies
+ * out what is left after syslog_partial.  Read part of a line with
+ * timestamps on, turn them off: the line is now shorter than the part
+ * already read, the unsigned difference wraps, and the whole request
+ * (4096 bytes) is copied from beyond the part read: a heap over-read
+ * that root can walk on.  Byte-stream printk (3.2, 3.4) and mainline
+ * return the rest of the line: "refused".
+ */
+#define PRINTK_TIME	"/sys/module/printk/parameters/time"
+
+static char printk_time_saved = 'N';
+
+static int write_param(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = -1;
+
+	if (fd >= 0) {
+		ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
+		close(fd);
+	}
+	return ret;
+}
+
+static void child_bug_syslog_partial(void)
+{
+	static const char marker[] = "uc-bug-syslog-partial";
+	static char buf[8192];
+	int fd, part, got, tries;
+
+	drop_exit_user_accesses();
+	for (tries = 0; tries < 64 && klogctl(9, NULL, 0) > 0; tries++)
+		klogctl(2, buf, sizeof(buf));	/* SYSLOG_ACTION_READ */
+	if (write_param(PRINTK_TIME, "Y") < 0)
+		_exit(16 + EOPNOTSUPP);
+	fd = open("/dev/kmsg", O_WRONLY);
+	if (fd < 0 || write(fd, marker, strlen(marker)) < 0)
+		_exit(13);
+	close(fd);
+	/*
+	 * "<12>[    2.345678] uc-bug-syslog-partial\n": read past the
+	 * timestamp-less line's length, short of the whole line.
+	 */
+	part = strlen(marker) + 12;
+	got = klogctl(2, buf, part);
+	if (got != part || !memmem(buf, got, "] uc-bug-", 9))
+		_exit(14);
+	if (write_param(PRINTK_TIME, "N") < 0)
+		_exit(12);
+	got = klogctl(2, buf, 4096);
+	if (got <= 64)
+		_exit(REFUSED_EXIT);
+	emit("# bug_syslog_partial_leak: %d bytes for the %d-byte rest of a line",
+	     got, (int)(strlen(marker) + 20 - part));
+	_exit(0);
+}
+
+static void save_printk_time(void)
+{
+	char c = 'N';
+	int fd = open(PRINTK_TIME, O_RDONLY);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) == 1)
+			printk_time_saved = c;
+		close(fd);
+	}
+}
+
+static void restore_printk_time(void)
+{
+	char val[2] = { printk_time_saved, '\0' };
+
+	write_param(PRINTK_TIME, val);
+}
+
+/*
  * /proc/kcore and /dev/mem read as a debugger reads them (gdb vmlinux
  * /proc/kcore, crash, drgn, perf): the first page of every PT_LOAD segment
  * of /proc/kcore (x86_64's kernel text segment among them), then the page
@@ -1091,7 +1171,7 @@ int main(int argc, char **argv)
 		     strerror(-ret));
 		power_off();
 	}
-	emit("1..%d", UC_NR_CASES + 4);
+	emit("1..%d", UC_NR_CASES + 5);
 	pace_for_warn_mode();
 
 	for (test = 0; test < UC_NR_CASES; test++)
@@ -1099,6 +1179,10 @@ int main(int argc, char **argv)
 	passed += run_user_case("vm86_return", child_vm86, ++number);
 	passed += run_user_case("kcore_devmem_read", child_kcore_devmem, ++number);
 	passed += run_user_case("bug_fb_cmap_leak", child_bug_fb_cmap, ++number);
+	save_printk_time();
+	passed += run_user_case("bug_syslog_partial_leak",
+				child_bug_syslog_partial, ++number);
+	restore_printk_time();
 	passed += run_workload(++number);
 
 	emit("# totals: %d of %d observed", passed, number);
