@@ -884,8 +884,9 @@ static void child_bug_syslog_partial(void)
 		klogctl(2, buf, sizeof(buf));	/* SYSLOG_ACTION_READ */
 	if (write_param(PRINTK_TIME, "Y") < 0)
 		_exit(16 + EOPNOTSUPP);
+	/* A whole line: without its newline it waits as a continuation. */
 	fd = open("/dev/kmsg", O_WRONLY);
-	if (fd < 0 || write(fd, marker, strlen(marker)) < 0)
+	if (fd < 0 || dprintf(fd, "%s\n", marker) < 0)
 		_exit(13);
 	close(fd);
 	/*
