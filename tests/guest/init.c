@@ -876,6 +876,7 @@ static int write_param(const char *path, const char *val)
 static void child_bug_syslog_partial(void)
 {
 	static const char marker[] = "uc-bug-syslog-partial";
+	static const char line[] = "uc-bug-syslog-partial\n";
 	static char buf[8192];
 	int fd, part, got, tries;
 
@@ -884,9 +885,13 @@ static void child_bug_syslog_partial(void)
 		klogctl(2, buf, sizeof(buf));	/* SYSLOG_ACTION_READ */
 	if (write_param(PRINTK_TIME, "Y") < 0)
 		_exit(16 + EOPNOTSUPP);
-	/* A whole line: without its newline it waits as a continuation. */
+	/*
+	 * A whole line (without its newline it waits as a continuation), in
+	 * one write(): /dev/kmsg opened write-only refuses lseek(), which
+	 * stdio's dprintf() tries first.
+	 */
 	fd = open("/dev/kmsg", O_WRONLY);
-	if (fd < 0 || dprintf(fd, "%s\n", marker) < 0)
+	if (fd < 0 || write(fd, line, strlen(line)) < 0)
 		_exit(13);
 	close(fd);
 	/*
