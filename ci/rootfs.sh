@@ -43,7 +43,7 @@ if ! printf 'int main(void) { return 0; }\n' |
 fi
 if ! "$probe" 2>/dev/null; then
 	rm -f "$probe"
-	die "this host cannot run $ARCH_DEBARCH programs, which mmdebstrap needs: apt-get install qemu-user-static binfmt-support (where binfmt_misc is not mounted: mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; update-binfmts --enable)"
+	die "this host cannot run $ARCH_DEBARCH programs, which mmdebstrap needs: apt-get install qemu-user-static binfmt-support (where binfmt_misc is not mounted: mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; update-binfmts --enable; i386 on an x86_64 kernel without IA32 emulation: register qemu-i386-static by hand, docs/testing.md)"
 fi
 rm -f "$probe"
 
