@@ -14,9 +14,10 @@
 /// Add bounce buffer for copy-out", 4.16); this does it for the backports.
 ///
 /// Report mode, per reader: "wired" where the copy goes through
-/// copy_to_user_bounced() or the tree reads with probe_kernel_read() into
-/// a buffer of its own (upstream's fix, carried), "UNWIRED" where
-/// copy_to_user() still copies from the address asked for.
+/// copy_to_user_bounced() (its file including the header) or the tree
+/// reads with probe_kernel_read() into a buffer of its own (upstream's
+/// fix, carried), "UNWIRED" where copy_to_user() still copies from the
+/// address asked for or the header is missing.
 ///
 // Confidence: High
 // Options: --no-includes --include-headers
@@ -28,6 +29,7 @@ virtual report
 @initialize:python@
 @@
 found = {}	# (reader, kind) -> (file, line) of the first call
+included = set()	# files with #include <linux/usercopy_bounce.h>
 
 @kcore depends on patch@
 expression to, start, len;
@@ -83,6 +85,17 @@ c << calls.c;
 @@
 found.setdefault((fn, g), (c[0].file, c[0].line))
 
+// The files that include the helper's header.
+@inc depends on report@
+position p;
+@@
+#include <linux/usercopy_bounce.h>@p
+
+@script:python depends on inc@
+p << inc.p;
+@@
+included.add(p[0].file)
+
 // A direct copy from the address asked for: the one the check refuses.
 @raw_kcore depends on report@
 expression to, start, len;
@@ -126,6 +139,11 @@ for fn, what in (("read_kcore", "/proc/kcore"), ("read_mem", "/dev/mem")):
 		print("audit: UNWIRED %s:%s %s (copy_to_user() from the address "
 		      "asked for: the check kills readers of %s)"
 		      % (found[(fn, "raw")] + (fn, what)))
+	elif (fn, "copy_to_user_bounced") in found and \
+			found[(fn, "copy_to_user_bounced")][0] not in included:
+		print("audit: UNWIRED %s:%s %s (copy_to_user_bounced() without "
+		      "#include <linux/usercopy_bounce.h>)"
+		      % (found[(fn, "copy_to_user_bounced")] + (fn,)))
 	elif (fn, "copy_to_user_bounced") in found:
 		print("audit: wired %s:%s %s (copy_to_user_bounced())"
 		      % (found[(fn, "copy_to_user_bounced")] + (fn,)))
