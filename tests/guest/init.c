@@ -942,38 +942,33 @@ static void restore_printk_time(void)
  */
 static int kcore_segments(int fd, unsigned long long *off, int max)
 {
-	unsigned char ident[EI_NIDENT];
-	Elf64_Ehdr e64;
-	Elf64_Phdr p64;
-	Elf32_Ehdr e32;
-	Elf32_Phdr p32;
-	int i, n = 0, count;
+	union {
+		unsigned char ident[EI_NIDENT];
+		Elf32_Ehdr e32;
+		Elf64_Ehdr e64;
+	} eh;
+	union {
+		Elf32_Phdr p32;
+		Elf64_Phdr p64;
+	} ph;
+	unsigned long long phoff;
+	int wide, i, n = 0, count, size;
 
-	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) ||
-	    memcmp(ident, ELFMAG, SELFMAG))
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.ident, ELFMAG, SELFMAG))
 		return -1;
-	if (ident[EI_CLASS] == ELFCLASS64) {
-		if (pread(fd, &e64, sizeof(e64), 0) != sizeof(e64))
+	wide = eh.ident[EI_CLASS] == ELFCLASS64;
+	phoff = wide ? eh.e64.e_phoff : eh.e32.e_phoff;
+	count = wide ? eh.e64.e_phnum : eh.e32.e_phnum;
+	size = wide ? eh.e64.e_phentsize : eh.e32.e_phentsize;
+	for (i = 0; i < count && n < max; i++) {
+		if (pread(fd, &ph, sizeof(ph), phoff + (off_t)i * size) <
+		    (wide ? (ssize_t)sizeof(ph.p64) : (ssize_t)sizeof(ph.p32)))
 			return -1;
-		count = e64.e_phnum;
-		for (i = 0; i < count && n < max; i++) {
-			if (pread(fd, &p64, sizeof(p64), e64.e_phoff +
-				  (off_t)i * e64.e_phentsize) != sizeof(p64))
-				return -1;
-			if (p64.p_type == PT_LOAD && p64.p_memsz)
-				off[n++] = p64.p_offset;
-		}
-	} else {
-		if (pread(fd, &e32, sizeof(e32), 0) != sizeof(e32))
-			return -1;
-		count = e32.e_phnum;
-		for (i = 0; i < count && n < max; i++) {
-			if (pread(fd, &p32, sizeof(p32), e32.e_phoff +
-				  (off_t)i * e32.e_phentsize) != sizeof(p32))
-				return -1;
-			if (p32.p_type == PT_LOAD && p32.p_memsz)
-				off[n++] = p32.p_offset;
-		}
+		if (wide && ph.p64.p_type == PT_LOAD && ph.p64.p_memsz)
+			off[n++] = ph.p64.p_offset;
+		else if (!wide && ph.p32.p_type == PT_LOAD && ph.p32.p_memsz)
+			off[n++] = ph.p32.p_offset;
 	}
 	return n;
 }

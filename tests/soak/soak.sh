@@ -322,22 +322,23 @@ with open("/proc/kcore", "rb") as f:
     ident = f.read(16)
     assert ident[:4] == b"\x7fELF", ident
     wide = ident[4] == 2
+    e = "<" if ident[5] == 1 else ">"
     f.seek(0)
     hdr = f.read(64 if wide else 52)
     if wide:
-        phoff, = struct.unpack_from("<Q", hdr, 32)
-        phentsize, phnum = struct.unpack_from("<HH", hdr, 54)
+        phoff, = struct.unpack_from(e + "Q", hdr, 32)
+        phentsize, phnum = struct.unpack_from(e + "HH", hdr, 54)
     else:
-        phoff, = struct.unpack_from("<I", hdr, 28)
-        phentsize, phnum = struct.unpack_from("<HH", hdr, 42)
+        phoff, = struct.unpack_from(e + "I", hdr, 28)
+        phentsize, phnum = struct.unpack_from(e + "HH", hdr, 42)
     read = 0
     for i in range(phnum):
         f.seek(phoff + i * phentsize)
         ph = f.read(phentsize)
         if wide:
-            ptype, _, off, vaddr = struct.unpack_from("<IIQQ", ph)
+            ptype, _, off, vaddr = struct.unpack_from(e + "IIQQ", ph)
         else:
-            ptype, off, vaddr = struct.unpack_from("<III", ph)
+            ptype, off, vaddr = struct.unpack_from(e + "III", ph)
         if ptype != 1:
             continue
         f.seek(off)
