@@ -270,7 +270,8 @@ class Plans(Base):
 
     def test_plan_lines(self):
         """# SKIP lines first, then the cells with their estimates: warm
-        where built and booted, 0 where the tree lacks the arch."""
+        where built and booted, 0 where the tree lacks the arch; the warm
+        ones before the cold."""
         built(cache.path("trees", "linux-4.9.337"), "4.9.999", hardened="n",
               boot_s=12)
         out = io.StringIO()
@@ -287,6 +288,11 @@ class Plans(Base):
         self.assertIn("4.4.220 s390x slub n 0", lines)
         for line in lines[2:]:
             self.assertRegex(line, r"^\S+ \S+ sl[ua]b [yn] \d+$")
+        # The built cells first: a cold build must not crowd them out of
+        # make check's budget.
+        secs = [int(line.split()[-1]) for line in lines[2:]]
+        self.assertLess(secs.index(62), secs.index(901))
+        self.assertEqual(secs, sorted(secs, key=lambda s: s >= 901))
 
 
 class Boot(Base):
