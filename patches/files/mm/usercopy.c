@@ -51,9 +51,15 @@ static const char *check_bogus_address(const void *ptr, unsigned long n)
  */
 static __always_inline bool touches_stack(const void *obj, unsigned long len)
 {
-	const void * const stack = task_stack_page(current);
+	unsigned long stack = (unsigned long)task_stack_page(current);
+	unsigned long last = (unsigned long)obj + len - 1;
 
-	return obj + len > stack && obj < stack + THREAD_SIZE;
+	/*
+	 * last >= stack && obj < stack + THREAD_SIZE, as one compare: for a
+	 * range below the stack last - stack wraps past the bound.  Needs
+	 * len > 0 and a range that does not wrap, checked before.
+	 */
+	return last - stack < THREAD_SIZE + len - 1;
 }
 
 static noinline void report_usercopy(const void *ptr, unsigned long len,
@@ -151,16 +157,32 @@ static const char *check_heap_object(const void *ptr, unsigned long n,
  * where rodata starts, or every copy of a constant string would be refused.
  * The bounds never change: computed on the first check, not on every one
  * (__pa() and __va() of the image cost some 20 instructions a copy).
+ *
+ * lm_low and lm_high bound what of the text the linear map of low memory
+ * holds, for the fast path in __check_object_size(): the alias where the
+ * image has one outside that map, the text itself where the image is part
+ * of it, both where the arch has both in it.  Until the bounds are known
+ * they cover everything, so every copy takes the full check (which finds
+ * them); a reader that sees one bound old and one new sees a range that
+ * still holds the text, so no barrier is needed there.
  */
 static unsigned long text_low __read_mostly, text_high __read_mostly;
 static unsigned long alias_low __read_mostly, alias_high __read_mostly;
+static unsigned long lm_low __read_mostly;
+static unsigned long lm_high __read_mostly = ULONG_MAX;
 static bool text_known __read_mostly;
+
+static bool in_lowmem(unsigned long low, unsigned long high)
+{
+	return low < (unsigned long)high_memory && high > PAGE_OFFSET;
+}
 
 static noinline void find_kernel_text(void)
 {
 	unsigned long low = (unsigned long)_stext;
 	unsigned long high = (unsigned long)_etext;
 	unsigned long rodata = (unsigned long)__start_rodata;
+	unsigned long lo, hi;
 
 	if (rodata > low && rodata < high)
 		high = rodata;
@@ -170,8 +192,24 @@ static noinline void find_kernel_text(void)
 	alias_high = (unsigned long)usercopy_lm_alias(high - 1) + 1;
 	if (alias_low == low)
 		alias_low = alias_high = 0;	/* no alias: an empty range */
+
+	/* The part of [text] and [alias] the fast path can meet. */
+	lo = ULONG_MAX;
+	hi = 0;
+	if (in_lowmem(text_low, text_high)) {
+		lo = text_low;
+		hi = text_high;
+	}
+	if (alias_high && in_lowmem(alias_low, alias_high)) {
+		lo = min(lo, alias_low);
+		hi = max(hi, alias_high);
+	}
+	if (lo >= hi)
+		lo = hi = 0;		/* none: an empty range */
 	smp_wmb();	/* the bounds before the flag: see the read below */
 	text_known = true;
+	WRITE_ONCE(lm_low, lo);
+	WRITE_ONCE(lm_high, hi);
 }
 
 static const char *check_kernel_text_object(const void *ptr, unsigned long n)
@@ -243,6 +281,12 @@ static noinline void report_usercopy(const void *ptr, unsigned long len,
 	usercopy_bug();
 }
 
+static noinline void report_bogus_address(const void *ptr, unsigned long n,
+					  bool to_user)
+{
+	report_usercopy(ptr, n, to_user, check_bogus_address(ptr, n));
+}
+
 /* The heap and text checks, for what the fast filter cannot prove. */
 static noinline void check_heap_and_text(const void *ptr, unsigned long n,
 					 bool to_user)
@@ -271,21 +315,22 @@ static noinline void check_slab_object(const void *ptr, unsigned long n,
  *
  * The checks run in upstream's order: bogus address, stack, heap, kernel
  * text.  The common copy, to or from a page or slab object, passes without
- * a call but the allocator's: the code proves inline that the range starts
- * in a valid page of the linear map of low memory, [PAGE_OFFSET,
- * high_memory), and hands anything else to the full heap and text checks.
- * No vmalloc or module address lies in that part of the linear map, and
- * there every arch's virt_addr_valid() is pfn_valid() of the page frame,
- * so the heap check would see the very page this code sees.  A slab object
- * that holds the range overlaps neither text nor its alias.  Every call
- * past the tests is in tail position: the fast path saves no registers.
+ * a call but the allocator's: the code proves inline that the range lies
+ * in the linear map of low memory, [PAGE_OFFSET, high_memory), and starts
+ * in a valid page, and hands anything else to the full heap and text
+ * checks.  No vmalloc or module address lies in that part of the linear
+ * map, and there every arch's virt_addr_valid() is pfn_valid() of the page
+ * frame, so the heap check would see the very page this code sees.  A slab
+ * object that holds the range overlaps neither text nor its alias; other
+ * pages are compared with the one text range that part of the map can hold
+ * (lm_low, lm_high).  Every call past the tests is in tail position: the
+ * fast path saves no registers.
  */
 void __check_object_size(const void *ptr, unsigned long n, bool to_user)
 {
 	unsigned long addr = (unsigned long)ptr;
 	unsigned long pfn;
 	struct page *page;
-	const char *err;
 
 	if (usercopy_off_key_enabled(usercopy_off))
 		return;
@@ -293,9 +338,8 @@ void __check_object_size(const void *ptr, unsigned long n, bool to_user)
 	if (!n)
 		return;
 
-	err = check_bogus_address(ptr, n);
-	if (unlikely(err)) {
-		report_usercopy(ptr, n, to_user, err);
+	if (unlikely(addr + (n - 1) < addr || ZERO_OR_NULL_PTR(ptr))) {
+		report_bogus_address(ptr, n, to_user);
 		return;
 	}
 
@@ -304,9 +348,10 @@ void __check_object_size(const void *ptr, unsigned long n, bool to_user)
 		return;
 	}
 
-	if (unlikely(addr < PAGE_OFFSET || addr >= (unsigned long)high_memory))
+	if (unlikely(addr < PAGE_OFFSET ||
+		     addr + n > (unsigned long)high_memory))
 		goto slow;
-	pfn = __pa(addr) >> PAGE_SHIFT;
+	pfn = usercopy_lowmem_pa(addr) >> PAGE_SHIFT;
 	if (unlikely(!pfn_valid(pfn)))
 		goto slow;
 
@@ -317,11 +362,9 @@ void __check_object_size(const void *ptr, unsigned long n, bool to_user)
 		return;
 	}
 
-	if (IS_ENABLED(CONFIG_HARDENED_USERCOPY_PAGESPAN) || unlikely(!text_known))
+	if (IS_ENABLED(CONFIG_HARDENED_USERCOPY_PAGESPAN))
 		goto slow;
-	smp_rmb();	/* pairs with find_kernel_text()'s smp_wmb() */
-	if (likely(!overlaps(ptr, n, text_low, text_high) &&
-		   !overlaps(ptr, n, alias_low, alias_high)))
+	if (likely(!overlaps(ptr, n, READ_ONCE(lm_low), READ_ONCE(lm_high))))
 		return;
 slow:
 	check_heap_and_text(ptr, n, to_user);

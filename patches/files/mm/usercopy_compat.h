@@ -15,6 +15,12 @@
 #include <linux/printk.h>
 #include <linux/sched.h>
 
+/* 3.19+: READ_ONCE() and WRITE_ONCE(); ACCESS_ONCE() before. */
+#ifndef READ_ONCE
+#define READ_ONCE(x)		ACCESS_ONCE(x)
+#define WRITE_ONCE(x, val)	(ACCESS_ONCE(x) = (val))
+#endif
+
 /* 3.5+: CMA pageblocks; a tree without CMA has none. */
 #ifndef is_migrate_cma
 #define is_migrate_cma(migratetype) false
@@ -35,6 +41,17 @@
 #define usercopy_lm_alias(x)	((unsigned long)lm_alias(x))
 #else
 #define usercopy_lm_alias(x)	((unsigned long)__va(__pa(x)))
+#endif
+
+/*
+ * The physical address of an address already known to lie in the linear
+ * map of low memory.  x86-64's __pa() also handles kernel image addresses
+ * (a compare and phys_base); in the linear map it is one subtraction.
+ */
+#ifdef CONFIG_X86_64
+#define usercopy_lowmem_pa(addr)	((addr) - PAGE_OFFSET)
+#else
+#define usercopy_lowmem_pa(addr)	__pa(addr)
 #endif
 
 /*
