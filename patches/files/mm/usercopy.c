@@ -206,6 +206,13 @@ static noinline void find_kernel_text(void)
 	}
 	if (lo >= hi)
 		lo = hi = 0;		/* none: an empty range */
+	/*
+	 * Before the arch has set high_memory nothing is low memory yet:
+	 * leave the fast path's range covering everything and look again
+	 * on the next check.
+	 */
+	if (!high_memory)
+		return;
 	smp_wmb();	/* the bounds before the flag: see the read below */
 	text_known = true;
 	WRITE_ONCE(lm_low, lo);
