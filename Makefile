@@ -70,6 +70,9 @@ matrix-record: ## this machine's newest boot-test results into kernels/matrix.ts
 bench: ## instructions per system call, pipe, UDP and getdents op, hardened vs off (QEMU -icount)
 	@bash ci/bench.sh '$(KERNEL)' '$(ARCH)' '$(if $(filter file,$(origin ALLOC)),bench,$(ALLOC))'
 
+bench-work: ## whole workloads (git status/diff, hackbench, a C build) on the soak's kernel and image, hardened vs off (QEMU -icount)
+	@bash ci/soak.sh --bench $(if $(CONFIG),--config '$(CONFIG)') '$(KERNEL)' '$(ARCH)' '$(HARDENED)'
+
 pipeline: ## the GitLab pipeline's jobs for CELLS (KERNEL:ARCH:ALLOC:H ...) here, with gitlab-ci-local; JOBS=N at a time
 	@bash ci/pipeline.sh -j '$(or $(JOBS),1)' $(CELLS)
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # One soak cell: a distro-class kernel under a real userspace.
 #
-#   ci/soak.sh [--config FILE] KERNEL ARCH HARDENED
+#   ci/soak.sh [--config FILE] [--bench] KERNEL ARCH HARDENED
 #
 # The tree (hardened as for the boot test, ci/lib.sh source_to_build) is
 # built from the arch's defconfig, or from FILE (a maintainer's own
@@ -22,16 +22,28 @@
 # Knobs (python3 -m uckit knobs): UC_SOAK_OPS, UC_SOAK_TIMEOUT (seconds a
 # stressor batch may run), UC_SOAK_BATCH, UC_SOAK_CLASSES,
 # UC_SOAK_WALL (seconds the whole guest may run).
+#
+# --bench (make bench-work): the same kernel and image under the whole
+# workloads of tests/soak/bench.sh (git status and diff, hackbench, a C
+# build) instead, on one CPU under -icount shift=0 so that the figures are
+# instructions; HARDENED=y boots twice, as built and with
+# hardened_usercopy=off.  Record: RESULTS/bench/VERSION-ARCH-soak.tsv (the
+# bench's format: hardened, off from a HARDENED=n run of this cell where
+# there is one, boot_off), for make matrix-record.
 set -eu
 set -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 config=
-if [ "${1:-}" = --config ]; then
-	config=${2:?--config FILE}
-	shift 2
-fi
-kernel=${1:?usage: ci/soak.sh [--config FILE] KERNEL ARCH HARDENED}
+bench=
+while :; do
+	case "${1:-}" in
+	--config) config=${2:?--config FILE}; shift 2 ;;
+	--bench) bench=1; shift ;;
+	*) break ;;
+	esac
+done
+kernel=${1:?usage: ci/soak.sh [--config FILE] [--bench] KERNEL ARCH HARDENED}
 arch=${2:?ARCH}
 hardened=${3:?HARDENED}
 
@@ -72,8 +84,10 @@ cell="$key-$arch-soak"
 cell+="-h$hardened"
 build="$cache/build/$cell"
 results=${RESULTS:-$cache/results}/$cell
+# The bench leaves the soak's record alone: its own go to RESULTS/bench.
+[ -z "$bench" ] || results=${RESULTS:-$cache/results}/bench/$cell
 mkdir -p "$results" "$cache/build"
-rm -f "$results/soak.txt" "$results/console.log"
+[ -n "$bench" ] || rm -f "$results/soak.txt" "$results/console.log"
 exec 8>"$build.lock"
 flock 8
 
@@ -85,6 +99,7 @@ t0=$(date +%s)
 if ! bash "$top/ci/kbuild.sh" --src "$src" --build "$build" --arch "$arch" \
 	--alloc "$ARCH_SOAK" --hardened "$hardened" --base "${config:-defconfig}" \
 	"${frags[@]}" 2>&1 | tee "$results/kbuild.log"; then
+	[ -z "$bench" ] || die "the build failed (see $results/kbuild.log)"
 	# A build that fails is a record too (build-failed, the first
 	# complaint), so the matrix shows the soak that never booted.
 	first=$(grep -m1 -E '(: (fatal )?error: |: Error: |^kconfig: |kbuild: error)' \
@@ -103,6 +118,11 @@ work=$(mktemp -d -t uc-soak.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 payload="$work/payload"
 mkdir -p "$payload/out" "$payload/compat"
+if [ -n "$bench" ]; then
+	# shellcheck source=ci/bench-work.sh
+	. "$top/ci/bench-work.sh"
+	exit 0
+fi
 
 # The module and the guest init, as the boot test builds them.
 guest="$top/tests/guest"

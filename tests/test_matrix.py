@@ -389,6 +389,16 @@ class Bench(unittest.TestCase):
             self.assertIn("| +156.1 (+9.6 %) | 78.1 | +22.0 |", text)
             self.assertIn("| +100.0 (+6.2 %) | - | - |", text)
 
+    def test_whole_workload_without_control_is_against_the_switch(self):
+        with tempfile.TemporaryDirectory() as d:
+            row = ["4.4.220", "x86_64", "soak", "hackbench-pipe",
+                   "100500", "", "100000", "10", "2026-12-07", "aaa"]
+            self.write(d, "a.tsv", [row], 1000)
+            text = bench.table(bench.merged(d, "/nonexistent"))
+            # Under 1 %: two decimals; the baseline is named.
+            self.assertIn("| 100500 | - | +500.0 (+0.50 %) vs switch off "
+                          "| 50.0 | - |", text)
+
 
 if __name__ == "__main__":
     unittest.main()

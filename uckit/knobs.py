@@ -76,6 +76,12 @@ KNOBS = (
          "0: make check runs no pipeline (gitlab-ci-local) and no lava-run"),
     Knob("UC_SOAK_WALL", "3600",
          "seconds a soak guest may run before QEMU is stopped (a FAIL)"),
+    # The whole-workload bench (ci/soak.sh --bench, tests/soak/bench.sh).
+    Knob("UC_BENCH_RUNS", "3",
+         "timed runs of each whole workload after the untimed first (the "
+         "smallest is the figure)"),
+    Knob("UC_BENCH_HACKBENCH", "4 100",
+         "hackbench's groups and loops in the whole-workload bench"),
     Knob("UC_CHECKPATCH_IGNORE", "",
          "checkpatch message types tests/checkpatch.sh waives for a file "
          "(comma-separated)"),
