@@ -381,6 +381,51 @@ class Apply(Base):
         self.assertIn("state=none", r.stdout)
 
 
+class SpatchMemo(Base):
+    RULE = ("// Options: --no-includes\nvirtual patch\n"
+            "@depends on patch@\n@@\n- foo();\n+ bar();\n")
+
+    def setUp(self):
+        super().setUp()
+        if not shutil.which("spatch"):
+            self.skipTest("spatch not found: apt-get install coccinelle")
+        self.tree = os.path.join(self.tmp, "t")
+        os.makedirs(self.tree)
+        self.rule = os.path.join(self.tmp, "r.cocci")
+        with open(self.rule, "w") as f:
+            f.write(self.RULE)
+        self.write("void f(void)\n{\n\tfoo();\n}\n")
+
+    def write(self, text):
+        with open(os.path.join(self.tree, "a.c"), "w") as f:
+            f.write(text)
+
+    def test_same_input_reuses_the_answer_changed_input_runs_spatch(self):
+        first = cocci.run_spatch(self.tree, self.rule, "patch", ["a.c"])
+        self.assertIn("+\tbar();", first)
+        real_run = subprocess.run
+        calls = []
+
+        def counting_run(cmd, *a, **kw):
+            calls.append(cmd)
+            return real_run(cmd, *a, **kw)
+
+        with mock.patch("uckit.cocci.subprocess.run", counting_run):
+            again = cocci.run_spatch(self.tree, self.rule, "patch", ["a.c"])
+            self.assertEqual(again, first)
+            self.assertEqual(calls, [])
+            # Another input file content: spatch runs, the answer differs.
+            self.write("void f(void)\n{\n\tfoo();\n\tfoo();\n}\n")
+            changed = cocci.run_spatch(self.tree, self.rule, "patch",
+                                       ["a.c"])
+            self.assertEqual(len(calls), 1)
+            self.assertEqual(changed.count("+\tbar();"), 2)
+            # UC_SPATCH_MEMO=0 always runs it.
+            with mock.patch.dict(os.environ, UC_SPATCH_MEMO="0"):
+                cocci.run_spatch(self.tree, self.rule, "patch", ["a.c"])
+            self.assertEqual(len(calls), 2)
+
+
 class Repo(unittest.TestCase):
     def test_every_series_step_exists(self):
         for branch in os.listdir(os.path.join(TOP, "series")):

@@ -10,7 +10,9 @@ elsewhere:
              KEY-ARCH-soak[-cCONFIG]-hY)
   results/CELL  cell.txt (soak.txt) and the logs of a cell's newest run
   rootfs/    the soak's Debian 12 images, debian-12-DEBARCH-HASH.img
-  timings/   how long the package tests took here (the CI budget)"""
+  timings/   how long the package tests took here (the CI budget)
+  spatch/    spatch's answers, keyed by its version, the rule and the
+             input files' content (uckit/cocci.py)"""
 
 import hashlib
 import os

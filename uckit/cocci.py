@@ -3,11 +3,14 @@ options, target files) and one spatch runner for apply, audit and the rule
 tests."""
 
 import concurrent.futures
+import functools
 import glob
+import hashlib
 import os
 import subprocess
+import tempfile
 
-from . import UserError, need_tool
+from . import UserError, cache, need_tool
 
 def cocci_header(path):
     """The /// description, Options: and Targets: of a semantic patch."""
@@ -41,6 +44,52 @@ def cocci_targets(tree, targets, name):
     return files
 
 
+@functools.lru_cache(maxsize=None)
+def _spatch_version():
+    r = subprocess.run(["spatch", "--version"], capture_output=True,
+                       text=True)
+    return r.stdout + r.stderr
+
+
+def _memo_key(tree, cocci, mode, options, group):
+    """What spatch's answer depends on: its version, the rule, the mode and
+    options, and every input file's name and content.  The tree's other
+    files do not matter: spatch reads only the files it is given (every
+    rule runs with --no-includes)."""
+    h = hashlib.sha256()
+    for part in (_spatch_version(), mode, " ".join(options)):
+        h.update(part.encode() + b"\0")
+    with open(cocci, "rb") as f:
+        h.update(f.read() + b"\0")
+    for rel in group:
+        h.update(rel.encode() + b"\0")
+        with open(os.path.join(tree, rel), "rb") as f:
+            h.update(f.read() + b"\0")
+    return h.hexdigest()
+
+
+def _memo_get(key):
+    try:
+        with open(cache.path("spatch", key[:2], key)) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _memo_put(key, text):
+    """Written whole and renamed into place: an interrupted run leaves no
+    half answer; a full disk only loses the memo."""
+    d = cache.path("spatch", key[:2])
+    try:
+        os.makedirs(d, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, os.path.join(d, key))
+    except OSError:
+        pass
+
+
 def run_spatch(tree, cocci, mode, files):
     """spatch on FILES (relative to TREE) in MODE ("patch" or "report");
     returns its output (a -p0 diff in patch mode).
@@ -50,15 +99,27 @@ def run_spatch(tree, cocci, mode, files):
     header would be wired wherever its name appears.  Report mode needs
     them together (its finalize step judges the whole set).  apply, audit
     and the rule tests (tests/cocci_rules.py) all run spatch through
-    here."""
+    here.  Answers are kept in the cache (spatch/, keyed by the spatch
+    version, the rule and the input files' content): applying a tree a
+    second time, or a tree whose files a rule reads are the same as
+    another's, runs no spatch for them (UC_SPATCH_MEMO=0: always run)."""
     need_tool("spatch", "coccinelle")
     _, options, _ = cocci_header(cocci)
     groups = [[f] for f in files] if mode == "patch" else [files]
+    memo = os.environ.get("UC_SPATCH_MEMO", "1") != "0"
 
     def one(group):
+        key = _memo_key(tree, cocci, mode, options, group) if memo else None
+        if key:
+            text = _memo_get(key)
+            if text is not None:
+                return subprocess.CompletedProcess([], 0, text, "")
         cmd = ["spatch", "--very-quiet", "--sp-file", cocci, "-D", mode] + \
             options + group
-        return subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+        r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+        if key and r.returncode == 0:
+            _memo_put(key, r.stdout)
+        return r
 
     # The files of patch mode are independent runs: as many at a time as
     # there are CPUs (uaccess-check-object-size: 11 headers, 15 s one by

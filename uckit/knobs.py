@@ -76,6 +76,9 @@ KNOBS = (
          "0: make check runs no pipeline (gitlab-ci-local) and no lava-run"),
     Knob("UC_SOAK_WALL", "3600",
          "seconds a soak guest may run before QEMU is stopped (a FAIL)"),
+    Knob("UC_SPATCH_MEMO", "1",
+         "0: run spatch every time instead of reusing its kept answer for "
+         "the same rule and input files (cache spatch/)"),
     # The whole-workload bench (ci/soak.sh --bench, tests/soak/bench.sh).
     Knob("UC_BENCH_RUNS", "3",
          "timed runs of each whole workload after the untimed first (the "
