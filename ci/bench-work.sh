@@ -64,7 +64,7 @@ for run in $runs; do
 		tail -n 20 "$log" >&2
 		die "the guest did not finish ($run; see $log)"
 	}
-	if grep -E -m3 'usercopy: |Oops|BUG: |Kernel panic' "$log" >&2; then
+	if grep -E -m3 'usercopy: [Kk]ernel memory|Oops|BUG: |Kernel panic' "$log" >&2; then
 		die "the kernel complained during the workloads ($run; see $log): a false positive is a bug, not a figure"
 	fi
 	tr -d '\r' <"$log" | sed -n 's/^# UC-WORK \([a-z0-9-]*\) \(-\{0,1\}[0-9]*\).*$/\1\t\2/p' \
