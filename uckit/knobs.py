@@ -80,7 +80,7 @@ KNOBS = (
          "0: run spatch every time instead of reusing its kept answer for "
          "the same rule and input files (cache spatch/)"),
     # The whole-workload bench (ci/soak.sh --bench, tests/soak/bench.sh).
-    Knob("UC_BENCH_RUNS", "3",
+    Knob("UC_BENCH_RUNS", "5",
          "timed runs of each whole workload after the untimed first (the "
          "smallest is the figure)"),
     Knob("UC_BENCH_HACKBENCH", "4 100",
