@@ -72,7 +72,7 @@ for run in $runs; do
 	# CPU varies from run to run, git's and the compiler's hardly.
 	tr -d '\r' <"$log" | awk '$1 == "#" && $2 == "UC-WORK" && NF >= 4 {
 		max = $4; for (i = 5; i <= NF; i++) if ($i > max) max = $i
-		printf "%s\t%s\t%.1f\n", $3, $4, $4 > 0 ? (max - $4) * 100 / $4 : 0 }' \
+		printf "%s\t%s\t%.1f\n", $3, $4, ($4 > 0 ? (max - $4) * 100 / $4 : 0) }' \
 		>"$results/$run.txt"
 	! grep -q "	-" "$results/$run.txt" ||
 		die "a workload failed in the $run run: $(grep "	-" "$results/$run.txt" | cut -f1 | xargs) (see $log)"
