@@ -106,10 +106,10 @@ mv "$record.new" "$record"
 echo "whole workloads, Linux $version $arch $alloc_name, instructions (QEMU -icount shift=0, $day, code $code)"
 printf '%-17s %14s %14s %14s %s\n' workload hardened "off (n)" "switch off" "hardened vs n / vs switch off"
 tail -n +2 "$record" | awk -F'\t' -v spread="$(cat "$y_dir"/*.txt "$n_dir"/*.txt 2>/dev/null |
-	awk -F'\t' '{ if ($3 > s[$1]) s[$1] = $3 } END { for (k in s) printf "%s=%s ", k, s[k] }')" '
+	awk -F'\t' '{ if (!($1 in s) || $3 > s[$1]) s[$1] = $3 } END { for (k in s) printf "%s=%s ", k, s[k] }')" '
 	BEGIN { n = split(spread, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); sp[p[1]] = p[2] } }
 	{
 	d1 = ($6 != "" && $6 > 0) ? sprintf("%+.2f %%", ($5 - $6) * 100 / $6) : "-"
 	d2 = ($7 != "" && $7 > 0) ? sprintf("%+.2f %%", ($5 - $7) * 100 / $7) : "-"
-	printf "%-17s %14s %14s %14s %s / %s (runs spread up to %s %%)\n", $4, $5, ($6 == "" ? "-" : $6), ($7 == "" ? "-" : $7), d1, d2, sp[$4] }'
+	printf "%-17s %14s %14s %14s %s / %s (runs spread up to %s %%)\n", $4, $5, ($6 == "" ? "-" : $6), ($7 == "" ? "-" : $7), d1, d2, ($4 in sp ? sp[$4] : "0.0") }'
 echo "record: $record"
