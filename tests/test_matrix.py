@@ -327,10 +327,12 @@ class Tables(unittest.TestCase):
         steps = subprocess.run(["git", "-C", TOP, "ls-files", "ci"],
                                capture_output=True, text=True,
                                check=True).stdout.split()
-        # The soak's scripts make soak records, not boot cells; the
-        # pipeline's run cells through boot-test.sh.
+        # The soak's and the benches' scripts make soak and bench
+        # records, not boot cells; the pipeline's run cells through
+        # boot-test.sh.
         others = {"ci/boot-test.sh", "ci/bench.sh", "ci/package.sh",
-                  "ci/soak.sh", "ci/rootfs.sh", "ci/pipeline.sh"}
+                  "ci/soak.sh", "ci/bench-work.sh", "ci/rootfs.sh",
+                  "ci/pipeline.sh"}
         for f in steps:
             if f not in others and not f.startswith("ci/configs/") and \
                     not f.startswith("ci/gitlab/"):
