@@ -26,23 +26,7 @@ cp "$top/tests/soak/bench.sh" "$payload/soak.sh"
 	echo "HB_GROUPS=$hb_groups"
 	echo "HB_LOOPS=$hb_loops"
 } >"$payload/params"
-truncate -s 64M "$work/payload.img"
-mkfs.ext4 -q -L uc-payload -O ^metadata_csum,^64bit,^orphan_file,^metadata_csum_seed \
-	-d "$payload" "$work/payload.img" || die "mkfs.ext4 of the payload failed (disk full?)"
-
-read -r -a machine <<<"$ARCH_SOAK_QEMU"
-disks=()
-for d in $ARCH_SOAK_DISKS; do
-	case "$d" in
-	root) disks+=(-drive "if=none,id=root,format=raw,snapshot=on,file=$rootfs"
-		-device "$ARCH_SOAK_DISK,drive=root") ;;
-	payload) disks+=(-drive "if=none,id=payload,format=raw,snapshot=on,file=$work/payload.img"
-		-device "$ARCH_SOAK_DISK,drive=payload") ;;
-	*) die "soak_disks: '$d' is neither root nor payload" ;;
-	esac
-done
-console=
-for c in $ARCH_CONSOLE; do console+="console=$c "; done
+payload_and_disks 64M
 
 runs=$hardened
 if [ "$hardened" = y ] && grep -q ' parse_hardened_usercopy$' "$build/System.map"; then

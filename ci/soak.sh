@@ -118,6 +118,32 @@ work=$(mktemp -d -t uc-soak.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 payload="$work/payload"
 mkdir -p "$payload/out" "$payload/compat"
+
+# payload_and_disks SIZE: the payload directory as an ext4 image of SIZE,
+# and QEMU's view of the run: machine (the arch's soak machine; the last
+# -m wins), disks (both on virtio, in the order that makes root vda and
+# the payload vdb: ARCH_SOAK_DISKS; the root image is never written) and
+# console (kernel arguments).
+payload_and_disks() {
+	local d
+	truncate -s "$1" "$work/payload.img"
+	mkfs.ext4 -q -L uc-payload -O ^metadata_csum,^64bit,^orphan_file,^metadata_csum_seed \
+		-d "$payload" "$work/payload.img" || die "mkfs.ext4 of the payload failed (disk full?)"
+	read -r -a machine <<<"$ARCH_SOAK_QEMU"
+	disks=()
+	for d in $ARCH_SOAK_DISKS; do
+		case "$d" in
+		root) disks+=(-drive "if=none,id=root,format=raw,snapshot=on,file=$rootfs"
+			-device "$ARCH_SOAK_DISK,drive=root") ;;
+		payload) disks+=(-drive "if=none,id=payload,format=raw,file=$work/payload.img"
+			-device "$ARCH_SOAK_DISK,drive=payload") ;;
+		*) die "soak_disks: '$d' is neither root nor payload" ;;
+		esac
+	done
+	console=
+	for d in $ARCH_CONSOLE; do console+="console=$d "; done
+}
+
 if [ -n "$bench" ]; then
 	# shellcheck source=ci/bench-work.sh
 	. "$top/ci/bench-work.sh"
@@ -148,25 +174,7 @@ cp "$top/tests/soak/soak.sh" "$payload/"
 	echo "SOAK_BATCH=$UC_SOAK_BATCH"
 	echo "SOAK_CLASSES='$UC_SOAK_CLASSES'"
 } >"$payload/params"
-truncate -s 256M "$work/payload.img"
-mkfs.ext4 -q -L uc-payload -O ^metadata_csum,^64bit,^orphan_file,^metadata_csum_seed \
-	-d "$payload" "$work/payload.img" || die "mkfs.ext4 of the payload failed (disk full?)"
-
-# QEMU: the arch's soak machine (the last -m wins), both disks on virtio,
-# in the order that makes root vda and the payload vdb (ARCH_SOAK_DISKS).
-read -r -a machine <<<"$ARCH_SOAK_QEMU"
-disks=()
-for d in $ARCH_SOAK_DISKS; do
-	case "$d" in
-	root) disks+=(-drive "if=none,id=root,format=raw,snapshot=on,file=$rootfs"
-		-device "$ARCH_SOAK_DISK,drive=root") ;;
-	payload) disks+=(-drive "if=none,id=payload,format=raw,file=$work/payload.img"
-		-device "$ARCH_SOAK_DISK,drive=payload") ;;
-	*) die "soak_disks: '$d' is neither root nor payload" ;;
-	esac
-done
-console=
-for c in $ARCH_CONSOLE; do console+="console=$c "; done
+payload_and_disks 256M
 echo "soak: booting on $ARCH_QEMU (TCG, at most ${UC_SOAK_WALL}s)"
 t2=$(date +%s)
 qrc=0
