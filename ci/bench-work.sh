@@ -54,9 +54,7 @@ for run in $runs; do
 	# NAME, the smallest, and how far the runs spread (%, largest
 	# over smallest): hackbench's interleaving of 160 processes on one
 	# CPU varies from run to run, git's and the compiler's hardly.
-	tr -d '\r' <"$log" | awk '$1 == "#" && $2 == "UC-WORK" && NF >= 4 {
-		max = $4; for (i = 5; i <= NF; i++) if ($i > max) max = $i
-		printf "%s\t%s\t%.1f\n", $3, $4, ($4 > 0 ? (max - $4) * 100 / $4 : 0) }' \
+	uckit bench-runs "$log" \
 		>"$results/$run.txt"
 	! grep -q "	-" "$results/$run.txt" ||
 		die "a workload failed in the $run run: $(grep "	-" "$results/$run.txt" | cut -f1 | xargs) (see $log)"

@@ -391,6 +391,18 @@ class Bench(unittest.TestCase):
             self.assertIn("| +156.1 (+9.6 %) | 78.1 | +22.0 |", text)
             self.assertIn("| +100.0 (+6.2 %) | - | - |", text)
 
+    def test_work_runs_of_a_console(self):
+        text = ("[  1.0] booting\r\n"
+                "# UC-WORK git-status 400 410 400 404\r\n"
+                "uc-bench: hackbench failed in run 2\n"
+                "# UC-WORK hackbench-pipe -1\n"
+                "# UC-WORK cc-project 1000 1000\n"
+                "# UC-WORK-DONE\n")
+        self.assertEqual(bench.work_runs(text),
+                         [("git-status", 400, 2.5),
+                          ("hackbench-pipe", -1, 0.0),
+                          ("cc-project", 1000, 0.0)])
+
     def test_whole_workload_without_control_is_against_the_switch(self):
         with tempfile.TemporaryDirectory() as d:
             row = ["4.4.220", "x86_64", "soak", "hackbench-pipe",

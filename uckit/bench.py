@@ -8,6 +8,8 @@ kernels/bench.tsv and shows them in docs/matrix.md.
 import functools
 import glob
 import os
+import re
+import sys
 
 from . import TOP, matrix
 
@@ -122,3 +124,41 @@ def table(rows):
             r["hardened"] or "-", r["off"] or "-", added, per, boot,
             r["date"], r["code"])) + " |")
     return TABLE_INTRO + "\n" + "\n".join(lines) + "\n"
+
+
+# The whole-workload bench (ci/bench-work.sh): the guest prints
+#   # UC-WORK NAME MIN RUN1 RUN2 ...
+# (tests/soak/bench.sh) in instructions, -1 for a workload that failed.
+WORK_LINE = re.compile(r"^# UC-WORK ([a-z0-9-]+) (-?\d+)((?: \d+)*)\s*$")
+
+
+def work_runs(text):
+    """[(name, smallest, spread %)] of a console log: how far the runs
+    spread is the largest over the smallest, in per cent."""
+    out = []
+    for line in text.replace("\r", "").splitlines():
+        m = WORK_LINE.match(line)
+        if not m:
+            continue
+        best = int(m.group(2))
+        runs = [int(x) for x in m.group(3).split()]
+        spread = (max(runs) - best) * 100.0 / best if best > 0 and runs \
+            else 0.0
+        out.append((m.group(1), best, spread))
+    return out
+
+
+def cmd_bench_runs(args):
+    with open(args.console, errors="replace") as f:
+        rows = work_runs(f.read())
+    for name, best, spread in rows:
+        sys.stdout.write("%s\t%d\t%.1f\n" % (name, best, spread))
+    return 0
+
+
+def register(sub):
+    v = sub.add_parser("bench-runs", help="the whole-workload bench's "
+                       "figures in a console log: NAME, smallest run, "
+                       "spread %% (tab-separated)")
+    v.add_argument("console")
+    v.set_defaults(func=cmd_bench_runs)
