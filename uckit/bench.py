@@ -156,7 +156,10 @@ def cmd_bench_runs(args):
     return 0
 
 
-def register(sub):
+
+def register_runs(sub):
+    """The bench-runs verb; uckit/soak.py adds it with the soak's verbs
+    (the whole-workload bench runs on the soak's kernel and image)."""
     v = sub.add_parser("bench-runs", help="the whole-workload bench's "
                        "figures in a console log: NAME, smallest run, "
                        "spread %% (tab-separated)")

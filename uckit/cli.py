@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from . import UserError, apply, arch, cache, log, source, series
-from . import bench, expect, job, matrix, pipeline, plan, profile, soak
+from . import expect, job, matrix, pipeline, plan, profile, soak
 
 DEPS = ("coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev "
         "cpio busybox-static ccache rsync linux-source-6.1 shellcheck "
@@ -127,7 +127,7 @@ def parser():
 
 
 # Modules that add verbs of their own.
-EXTRA = (bench, expect, job, matrix, pipeline, plan, profile, soak)
+EXTRA = (expect, job, matrix, pipeline, plan, profile, soak)
 
 
 def main(argv):

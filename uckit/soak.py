@@ -300,6 +300,8 @@ def cmd_soak_verdict(args):
 
 def register(sub):
     """Adds this module's verbs to the command line (uckit.cli)."""
+    from . import bench
+    bench.register_runs(sub)
     text = "a soak's verdict and record from its console and report"
     v = sub.add_parser("soak-verdict", help=text, description=text)
     v.add_argument("--console", required=True)
