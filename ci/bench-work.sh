@@ -56,6 +56,9 @@ for run in $runs; do
 	# CPU varies from run to run, git's and the compiler's hardly.
 	uckit bench-runs "$log" \
 		>"$results/$run.txt"
+	# A guest that finished without a figure measured nothing.
+	[ -s "$results/$run.txt" ] ||
+		die "the guest printed no # UC-WORK figure ($run; see $log)"
 	! grep -q "	-" "$results/$run.txt" ||
 		die "a workload failed in the $run run: $(grep "	-" "$results/$run.txt" | cut -f1 | xargs) (see $log)"
 done
