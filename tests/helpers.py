@@ -80,6 +80,10 @@ class KtapResult(unittest.TextTestResult):
         super().addSuccess(test)
         self._line(test, True)
 
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._line(test, True, "SKIP " + reason)
+
     def addFailure(self, test, err):
         super().addFailure(test, err)
         self._line(test, False, "failed")
