@@ -281,7 +281,7 @@ static const char *classify_old(const char *type)
 		return "text";
 	if (starts_with(type, "<rodata>"))
 		return "rodata";
-	if (starts_with(type, "<spans "))
+	if (starts_with(type, "<spans ") || starts_with(type, "<page alloc>"))
 		return "page";	/* multiple pages, Reserved or CMA mixes */
 	return "other";
 }

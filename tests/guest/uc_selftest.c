@@ -563,6 +563,31 @@ static int uc_page_span_to_user(struct uc_ctx *c)
 }
 
 /*
+ * An order-1 compound page (__GFP_COMP, as a large kmalloc() on SLUB gets):
+ * one allocation of two pages.  A copy across its inner page boundary is
+ * legitimate, even with HARDENED_USERCOPY_PAGESPAN=y; one that runs 32
+ * bytes past its end reads the next allocation, which the page-allocation
+ * bound refuses ("page alloc", mainline 6.0; the page span check where it
+ * is on).
+ */
+static int uc_page_alloc_to_user(struct uc_ctx *c, bool overrun)
+{
+	struct page *pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 1);
+	size_t start = overrun ? 2 * PAGE_SIZE - 32 : PAGE_SIZE - 32;
+	char *p;
+	int ret;
+
+	if (!pages)
+		return -ENOMEM;
+	p = page_address(pages);
+	memset(p, 'P', 2 * PAGE_SIZE);
+	ret = uc_check(copy_to_user(c->ubuf, uc_ptr(p + start),
+				    uc_size(UC_COPY_SIZE)));
+	__free_pages(pages, 1);
+	return overrun ? 0 : ret;
+}
+
+/*
  * A page from highmem where there is one (i386 HIGHMEM4G with more than
  * 896 MiB), mapped with kmap(): not in the linear map, not slab, legitimate.
  */
@@ -672,6 +697,10 @@ static int uc_run(unsigned int test, struct uc_ctx *c)
 		return uc_page_span_to_user(c);
 	case UC_KMAP_TO_USER:
 		return uc_kmap_to_user(c);
+	case UC_PAGE_ALLOC_OVERRUN_TO_USER:
+		return uc_page_alloc_to_user(c, true);
+	case UC_PAGE_ALLOC_INBOUNDS_TO_USER:
+		return uc_page_alloc_to_user(c, false);
 	}
 	return -EINVAL;
 }

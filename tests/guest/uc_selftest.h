@@ -38,6 +38,8 @@
 	X(UC_STACK_HELPER_FROM_USER, stack_helper_from_user, 0)		\
 	X(UC_PAGE_SPAN_TO_USER, page_span_to_user, 0)			\
 	X(UC_KMAP_TO_USER, kmap_to_user, 0)				\
+	X(UC_PAGE_ALLOC_OVERRUN_TO_USER, page_alloc_overrun_to_user, 1)	\
+	X(UC_PAGE_ALLOC_INBOUNDS_TO_USER, page_alloc_inbounds_to_user, 0) \
 	UC_SELFTEST_PATH_CASES(X)
 
 /*

@@ -11,6 +11,7 @@
  * Written for usercopy-backports from the behaviour of Linux 4.8's
  * mm/usercopy.c (itself derived from PaX USERCOPY); the checks, their order
  * and the report format follow upstream so that logs and configs carry over.
+ * One later check is here too: the bound of a compound page (6.0).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -132,6 +133,23 @@ static const char *check_page_span(const void *ptr, unsigned long n,
 	return NULL;
 }
 
+/*
+ * A compound page is one allocation (a large kmalloc() on SLUB, a
+ * __GFP_COMP page allocation): a copy that starts in it must end in it.
+ * Mainline checks this from 6.0 ("page alloc"); PAGE_SIZE << order is
+ * what was allocated, so a copy past it reads or writes its neighbour.
+ * PAGE is the head page.
+ */
+static const char *check_page_alloc(const void *ptr, unsigned long n,
+				    struct page *page)
+{
+	unsigned long offset = ptr - page_address(page);
+
+	if (n > (PAGE_SIZE << compound_order(page)) - offset)
+		return "<page alloc>";
+	return NULL;
+}
+
 static const char *check_heap_object(const void *ptr, unsigned long n,
 				     bool to_user)
 {
@@ -147,6 +165,8 @@ static const char *check_heap_object(const void *ptr, unsigned long n,
 	page = virt_to_head_page(ptr);
 	if (PageSlab(page))
 		return __check_heap_object(ptr, n, page);
+	if (PageHead(page))
+		return check_page_alloc(ptr, n, page);
 
 	return check_page_span(ptr, n, page, to_user);
 }
@@ -316,6 +336,15 @@ static noinline void check_slab_object(const void *ptr, unsigned long n,
 		report_usercopy(ptr, n, to_user, err);
 }
 
+static noinline void check_compound_page(const void *ptr, unsigned long n,
+					 bool to_user, struct page *page)
+{
+	const char *err = check_page_alloc(ptr, n, page);
+
+	if (err)
+		report_usercopy(ptr, n, to_user, err);
+}
+
 /*
  * Called through check_object_size() by the uaccess routines, before any
  * data moves.  Returns only if the copy is allowed (or the mode is warn).
@@ -328,9 +357,9 @@ static noinline void check_slab_object(const void *ptr, unsigned long n,
  * checks.  No vmalloc or module address lies in that part of the linear
  * map, and there every arch's virt_addr_valid() is pfn_valid() of the page
  * frame, so the heap check would see the very page this code sees.  A slab
- * object that holds the range overlaps neither text nor its alias; other
- * pages are compared with the one text range that part of the map can hold
- * (lm_low, lm_high).  Every call past the tests is in tail position: the
+ * object or a compound page that holds the range overlaps neither text nor
+ * its alias; other pages are compared with the one text range that part
+ * of the map can hold (lm_low, lm_high).  Every call past the tests is in tail position: the
  * fast path saves no registers.
  */
 void __check_object_size(const void *ptr, unsigned long n, bool to_user)
@@ -366,6 +395,11 @@ void __check_object_size(const void *ptr, unsigned long n, bool to_user)
 	page = compound_head(pfn_to_page(pfn));
 	if (PageSlab(page)) {
 		check_slab_object(ptr, n, to_user, page);
+		return;
+	}
+	/* Neither text nor its alias is ever part of a compound page. */
+	if (unlikely(PageHead(page))) {
+		check_compound_page(ptr, n, to_user, page);
 		return;
 	}
 
