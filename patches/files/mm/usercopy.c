@@ -359,8 +359,8 @@ static noinline void check_compound_page(const void *ptr, unsigned long n,
  * frame, so the heap check would see the very page this code sees.  A slab
  * object or a compound page that holds the range overlaps neither text nor
  * its alias; other pages are compared with the one text range that part
- * of the map can hold (lm_low, lm_high).  Every call past the tests is in tail position: the
- * fast path saves no registers.
+ * of the map can hold (lm_low, lm_high).  Every call past the tests is in
+ * tail position: the fast path saves no registers.
  */
 void __check_object_size(const void *ptr, unsigned long n, bool to_user)
 {
